@@ -1,0 +1,387 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// An Agent is a model with tools and a conversation: Input and Run send a
+// prompt through the capped model/tool loop and always end with one
+// answer. An Agent is safe for use by several goroutines; each Run sees
+// the conversation as it was when the Run started.
+type Agent struct {
+	name   string
+	cfg    config
+	tools  *Toolset
+	client *openai.Client
+
+	mu      sync.Mutex // guards history
+	history []openai.ChatCompletionMessage
+}
+
+// Option configures an Agent. Pass options to NewAgent among the tools.
+type Option interface {
+	applyAgent(*config) error
+}
+
+type optionFunc func(*config) error
+
+func (f optionFunc) applyAgent(c *config) error { return f(c) }
+
+type config struct {
+	model         string
+	maxIterations int
+	systemPrompt  string
+	baseURL       string
+	apiKey        string
+	client        *openai.Client
+	temperature   *float32
+	toolTimeout   time.Duration
+	maxToolOutput int
+	retries       int
+	backoffMin    time.Duration
+	backoffMax    time.Duration
+	logger        *slog.Logger
+	hooks         []Hooks
+	keepTools     bool
+	strict        bool
+	maxParallel   int
+	toolRetries   int
+	approver      func(context.Context, Call) (bool, error)
+}
+
+func defaultConfig() config {
+	model := os.Getenv("ONION_MODEL")
+	if model == "" {
+		model = "gpt-4o-mini"
+	}
+	return config{
+		model:         model,
+		maxIterations: 10,
+		baseURL:       os.Getenv("OPENAI_BASE_URL"),
+		apiKey:        os.Getenv("OPENAI_API_KEY"),
+		maxToolOutput: 64 << 10,
+		retries:       3,
+		backoffMin:    500 * time.Millisecond,
+		backoffMax:    20 * time.Second,
+		logger:        slog.New(slog.DiscardHandler),
+		maxParallel:   8,
+	}
+}
+
+// Model sets the model name. The default is $ONION_MODEL, else gpt-4o-mini.
+func Model(name string) Option {
+	return optionFunc(func(c *config) error { c.model = name; return nil })
+}
+
+// MaxIterations caps the rounds of tool calls (default 10). After the cap
+// the model is asked once more, without tools, to answer from what it has.
+func MaxIterations(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("onion.MaxIterations(%d): the cap must be at least 1", n)
+		}
+		c.maxIterations = n
+		return nil
+	})
+}
+
+// SystemPrompt sets the agent's instructions. The agent adds a line saying
+// that tool results are data, not orders.
+func SystemPrompt(text string) Option {
+	return optionFunc(func(c *config) error { c.systemPrompt = text; return nil })
+}
+
+// BaseURL sets the Chat Completions endpoint, including /v1 (default
+// $OPENAI_BASE_URL, else OpenAI's). Ollama: http://localhost:11434/v1.
+func BaseURL(url string) Option {
+	return optionFunc(func(c *config) error { c.baseURL = url; return nil })
+}
+
+// APIKey sets the API key (default $OPENAI_API_KEY). It is never logged.
+func APIKey(key string) Option {
+	return optionFunc(func(c *config) error { c.apiKey = key; return nil })
+}
+
+// WithClient uses a ready go-openai client, such as one configured for
+// Azure OpenAI; BaseURL and APIKey are then ignored. Retry-After headers
+// are honoured only for clients the agent builds itself.
+func WithClient(client *openai.Client) Option {
+	return optionFunc(func(c *config) error { c.client = client; return nil })
+}
+
+// Temperature sets the sampling temperature.
+func Temperature(t float32) Option {
+	return optionFunc(func(c *config) error { c.temperature = &t; return nil })
+}
+
+// ToolTimeout bounds each tool call. A write cut by it ends as
+// OutcomeUnknown, since nobody knows whether it took effect.
+func ToolTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) error { c.toolTimeout = d; return nil })
+}
+
+// MaxToolOutput caps the bytes of one tool result sent to the model
+// (default 64 KiB); longer output is cut with a marker saying how much.
+func MaxToolOutput(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("onion.MaxToolOutput(%d): must be at least 1", n)
+		}
+		c.maxToolOutput = n
+		return nil
+	})
+}
+
+// Retries sets how many times a failed model request is retried (default
+// 3): rate limits (429), server errors (5xx) and network errors are,
+// other errors are not.
+func Retries(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("onion.Retries(%d): must not be negative", n)
+		}
+		c.retries = n
+		return nil
+	})
+}
+
+// RetryBackoff sets the bounds of the exponential backoff, with jitter,
+// between retries of model requests and tool calls (default 500ms to 20s).
+// A Retry-After header wins over it.
+func RetryBackoff(min, max time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if min < 0 || max < min {
+			return fmt.Errorf("onion.RetryBackoff(%v, %v): need 0 <= min <= max", min, max)
+		}
+		c.backoffMin, c.backoffMax = min, max
+		return nil
+	})
+}
+
+// Logger logs one record per model request and per tool call. The agent
+// is silent by default.
+func Logger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) error {
+		if l != nil {
+			c.logger = l
+		}
+		return nil
+	})
+}
+
+// KeepToolHistory keeps the tool calls and results of each run in the
+// conversation. By default only the prompts and answers are kept.
+func KeepToolHistory() Option {
+	return optionFunc(func(c *config) error { c.keepTools = true; return nil })
+}
+
+// MaxParallel bounds the read calls of one model response that run at
+// once (default 8).
+func MaxParallel(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("onion.MaxParallel(%d): must be at least 1", n)
+		}
+		c.maxParallel = n
+		return nil
+	})
+}
+
+// ToolRetries sets how many times a failed read, or a failed idempotent
+// write, is retried (default 0). Other writes run exactly once.
+func ToolRetries(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("onion.ToolRetries(%d): must not be negative", n)
+		}
+		c.toolRetries = n
+		return nil
+	})
+}
+
+// Approver decides the calls that need approval. Without an approver they
+// are denied; an approver's error counts as no.
+func Approver(fn func(ctx context.Context, c Call) (bool, error)) Option {
+	return optionFunc(func(c *config) error { c.approver = fn; return nil })
+}
+
+// Strict sends OpenAI strict schemas (every property required, optional
+// ones nullable, no additional properties) with strict:true. A parameter
+// type strict mode cannot express is an error at NewAgent.
+func Strict() Option {
+	return optionFunc(func(c *config) error { c.strict = true; return nil })
+}
+
+// NewAgent makes an agent called name. Each item is an Option or a tool
+// source: a func, a pointer to a struct (its methods are tools), a *Tool
+// or a []*Tool.
+func NewAgent(name string, items ...any) (*Agent, error) {
+	cfg := defaultConfig()
+	var tools []*Tool
+	for i, item := range items {
+		if o, ok := item.(Option); ok {
+			if err := o.applyAgent(&cfg); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ts, err := ToolsFrom(item)
+		if err != nil {
+			return nil, fmt.Errorf("onion.NewAgent %q: item %d: %w", name, i, err)
+		}
+		tools = append(tools, ts...)
+	}
+	set, err := newToolset(tools)
+	if err != nil {
+		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
+	}
+	if cfg.strict {
+		for _, t := range set.tools {
+			if _, err := t.params.strict(); err != nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: tool %q: %w", name, t.name, err)
+			}
+		}
+	}
+	a := &Agent{name: name, cfg: cfg, tools: set}
+	a.client = cfg.client
+	if a.client == nil {
+		oc := openai.DefaultConfig(cfg.apiKey)
+		if cfg.baseURL != "" {
+			oc.BaseURL = cfg.baseURL
+		}
+		oc.HTTPClient = retryAfterRecorder{inner: oc.HTTPClient}
+		a.client = openai.NewClientWithConfig(oc)
+	}
+	return a, nil
+}
+
+// Name returns the agent's name.
+func (a *Agent) Name() string { return a.name }
+
+// Tools returns the agent's tools.
+func (a *Agent) Tools() *Toolset { return a.tools }
+
+// DescribeTools describes the agent's tools for people.
+func (a *Agent) DescribeTools() []ToolInfo {
+	infos := make([]ToolInfo, len(a.tools.tools))
+	for i, t := range a.tools.tools {
+		infos[i] = ToolInfo{Name: t.name, Signature: t.signature, Description: t.description}
+	}
+	return infos
+}
+
+// Input sends prompt through the loop and returns the answer.
+func (a *Agent) Input(ctx context.Context, prompt string) (string, error) {
+	r, err := a.Run(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	return r.Output, nil
+}
+
+// Run sends prompt through the loop and returns the answer and what
+// happened on the way. When ctx ends, Run returns promptly with the partial
+// Result (StopReason Canceled) and the context's error, wrapped.
+func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
+	return a.run(ctx, prompt, nil)
+}
+
+// Stream runs prompt like Run and yields events as they happen: text
+// deltas of the model's replies, tool calls started and finished,
+// iteration boundaries, and a last EventDone carrying the Result. An error
+// ends the sequence. Breaking out of the loop cancels the run.
+func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		events := make(chan Event)
+		var res *Result
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err = a.run(ctx, prompt, events)
+		}()
+		stopped := false
+		for {
+			select {
+			case e := <-events:
+				if !stopped && !yield(e, nil) {
+					stopped = true
+					cancel()
+				}
+			case <-done:
+				if stopped {
+					return
+				}
+				if err != nil {
+					yield(Event{Kind: EventDone, Result: res}, err)
+					return
+				}
+				yield(Event{Kind: EventDone, Result: res}, nil)
+				return
+			}
+		}
+	}
+}
+
+// History returns a copy of the conversation so far.
+func (a *Agent) History() []openai.ChatCompletionMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.history)
+}
+
+// SetHistory replaces the conversation, as restored from saved JSON.
+func (a *Agent) SetHistory(msgs []openai.ChatCompletionMessage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.history = slices.Clone(msgs)
+}
+
+// Reset clears the conversation.
+func (a *Agent) Reset() { a.SetHistory(nil) }
+
+// MarshalHistory encodes the conversation as JSON.
+func (a *Agent) MarshalHistory() ([]byte, error) {
+	return json.Marshal(a.History())
+}
+
+// UnmarshalHistory restores a conversation saved with MarshalHistory.
+func (a *Agent) UnmarshalHistory(data []byte) error {
+	var msgs []openai.ChatCompletionMessage
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		return fmt.Errorf("restore history: %w", err)
+	}
+	a.SetHistory(msgs)
+	return nil
+}
+
+// Close closes every tool resource that is an io.Closer (struct instances
+// given as tools, and WithCloser resources), each once.
+func (a *Agent) Close() error {
+	var errs []error
+	seen := map[io.Closer]bool{}
+	for _, t := range a.tools.tools {
+		if t.closer == nil || seen[t.closer] {
+			continue
+		}
+		seen[t.closer] = true
+		if err := t.closer.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close tools of %q: %w", t.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

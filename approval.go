@@ -1,0 +1,45 @@
+package onion
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// TerminalApprover returns an approver that shows each call that needs
+// approval on out, with its arguments, and reads y or n from in. Anything
+// but y or yes, and a read error, means no.
+func TerminalApprover(in io.Reader, out io.Writer) func(ctx context.Context, c Call) (bool, error) {
+	var mu sync.Mutex // one question at a time
+	r := bufio.NewReader(in)
+	return func(ctx context.Context, c Call) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(out, "The agent wants to run %s (%s) with %s\nAllow? [y/N] ", c.Name, c.Intent, c.Arguments)
+		type answer struct {
+			line string
+			err  error
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			line, err := r.ReadString('\n')
+			ch <- answer{line, err}
+		}()
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case a := <-ch:
+			if a.err != nil && a.line == "" {
+				return false, fmt.Errorf("read approval: %w", a.err)
+			}
+			switch strings.ToLower(strings.TrimSpace(a.line)) {
+			case "y", "yes":
+				return true, nil
+			}
+			return false, nil
+		}
+	}
+}

@@ -1,0 +1,520 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/onionkit/onion/internal/gosource"
+	"github.com/onionkit/onion/srcdoc"
+)
+
+// This file turns Go values into tools: funcs with positional parameters,
+// funcs with one struct argument, the methods of a struct instance, and raw
+// handlers with a ready schema.
+
+var (
+	contextType = reflect.TypeFor[context.Context]()
+	errorType   = reflect.TypeFor[error]()
+)
+
+// NewTool makes a tool of the func fn: a func with positional parameters
+// (their names and the description come from the Go source or from the
+// oniondoc generator's output), or a func with one struct argument whose
+// fields are the parameters. Either may take a context.Context first, and
+// may return nothing, a value, an error, or a value and an error. A bound
+// method value (todos.Add) is a func too.
+func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return nil, fmt.Errorf("onion.NewTool: %s is not a func; pass a func, or use onion.ToolsFrom for a struct instance", describe(fn))
+	}
+	facts, pkgPath, found, err := gosource.ForFunc(v)
+	if err != nil {
+		return nil, fmt.Errorf("read the source of %s: %w", funcName(v), err)
+	}
+	return bindFunc(v, funcSource{
+		goName:  goName(facts, found, v),
+		facts:   facts,
+		found:   found,
+		pkgPath: pkgPath,
+		hint:    gosource.FileOf(v),
+		display: "func " + funcName(v),
+	}, opts)
+}
+
+// ToolsFrom makes tools of v: for a pointer to a struct, one tool per
+// exported method declared on its type (methods promoted from embedded
+// fields, Close and String are not tools), all sharing the instance; for a
+// func, the tool NewTool makes; a *Tool or []*Tool as they are. An instance
+// that is an io.Closer is closed by Agent.Close.
+func ToolsFrom(v any) ([]*Tool, error) {
+	switch x := v.(type) {
+	case *Tool:
+		if x == nil {
+			return nil, errors.New("onion.ToolsFrom: nil *Tool")
+		}
+		return []*Tool{x}, nil
+	case []*Tool:
+		for i, t := range x {
+			if t == nil {
+				return nil, fmt.Errorf("onion.ToolsFrom: []*Tool element %d is nil", i)
+			}
+		}
+		return x, nil
+	}
+	rv := reflect.ValueOf(v)
+	switch {
+	case !rv.IsValid():
+		return nil, errors.New("onion.ToolsFrom: got nil; pass a func, a pointer to a struct whose methods are tools, a *onion.Tool or a []*onion.Tool")
+	case rv.Kind() == reflect.Func:
+		t, err := NewTool(v)
+		if err != nil {
+			return nil, err
+		}
+		return []*Tool{t}, nil
+	case rv.Kind() == reflect.Pointer && rv.Type().Elem().Kind() == reflect.Struct:
+		if rv.IsNil() {
+			return nil, fmt.Errorf("onion.ToolsFrom: got a nil %s", rv.Type())
+		}
+		return methodTools(rv)
+	case rv.Kind() == reflect.Struct:
+		return nil, fmt.Errorf("onion.ToolsFrom: got a %s value; pass a pointer (&v) so that its methods share one instance", rv.Type())
+	}
+	return nil, fmt.Errorf("cannot make tools of %s: pass a func, a pointer to a struct whose methods are tools, a *onion.Tool or a []*onion.Tool", describe(v))
+}
+
+func methodTools(rv reflect.Value) ([]*Tool, error) {
+	pt := rv.Type()
+	closer, _ := rv.Interface().(io.Closer)
+	var tools []*Tool
+	for i := range pt.NumMethod() {
+		m := pt.Method(i)
+		if m.Name == "Close" && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0) == errorType ||
+			m.Name == "String" && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.String {
+			continue
+		}
+		facts, declared, found, err := gosource.ForMethod(pt, m.Name)
+		if err != nil {
+			return nil, fmt.Errorf("read the source of %s.%s: %w", pt, m.Name, err)
+		}
+		if !declared {
+			continue
+		}
+		src := funcSource{
+			goName:  m.Name,
+			facts:   facts,
+			found:   found,
+			pkgPath: pt.Elem().PkgPath(),
+			hint:    gosource.FileOf(m.Func),
+			display: "method (" + pt.String() + ")." + m.Name,
+		}
+		var opts []ToolOption
+		if closer != nil {
+			opts = append(opts, WithCloser(closer))
+		}
+		t, err := bindFunc(rv.Method(i), src, opts)
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	if len(tools) == 0 {
+		return nil, fmt.Errorf("onion.ToolsFrom: %s has no exported methods declared on it, so no tools", pt)
+	}
+	return tools, nil
+}
+
+// funcSource is what is known about a func besides its type.
+type funcSource struct {
+	goName  string
+	facts   srcdoc.Func
+	found   bool
+	pkgPath string
+	hint    string
+	display string
+}
+
+func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error) {
+	ft := fn.Type()
+	if ft.IsVariadic() {
+		return nil, fmt.Errorf("%s: variadic funcs cannot be tools; take a slice instead", src.display)
+	}
+	in := make([]reflect.Type, ft.NumIn())
+	for i := range in {
+		in[i] = ft.In(i)
+	}
+	hasCtx := len(in) > 0 && in[0] == contextType
+	if hasCtx {
+		in = in[1:]
+	}
+	for _, t := range in {
+		if t == contextType {
+			return nil, fmt.Errorf("%s: context.Context must be the first parameter", src.display)
+		}
+	}
+	res, err := resultShape(ft)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.display, err)
+	}
+
+	names := src.facts.Params
+	if hasCtx && len(names) > 0 {
+		names = names[1:]
+	}
+	structArg := len(in) == 1 && isArgStruct(in[0])
+	var argType reflect.Type
+	var paramNames []string
+	if structArg {
+		argType = in[0]
+		for _, f := range jsonFields(argType) {
+			paramNames = append(paramNames, f.name)
+		}
+	} else {
+		if len(in) > 0 && (!src.found || len(names) != len(in)) {
+			return nil, fmt.Errorf("%s: the names of its parameters are unknown: its source is not at hand and no generated facts were registered; "+
+				"run `go run github.com/onionkit/onion/cmd/oniondoc` in its package (from a //go:generate line), or take one struct argument whose fields name the parameters", src.display)
+		}
+		for i, n := range names {
+			if n == "" || n == "_" {
+				return nil, fmt.Errorf("%s: parameter %d has no name; name it, so that the model knows what to pass", src.display, i+1)
+			}
+		}
+		paramNames = names
+	}
+
+	var doc toolDoc
+	if src.found {
+		if doc, err = parseDoc(src.facts.Doc, paramNames); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.display, err)
+		}
+	}
+	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: doc.intent, idempotent: doc.idempotent, approve: doc.approve}
+	for _, o := range opts {
+		o.applyTool(&cfg)
+	}
+	if cfg.name == "" || strings.HasPrefix(src.goName, "func") && src.goName != "" && strings.Trim(src.goName[4:], "0123456789") == "" {
+		if !hasOption(opts, func(c *toolConfig) bool { return c.name != "" }) {
+			return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", src.display)
+		}
+	}
+
+	var params *paramSchema
+	if structArg {
+		params, err = paramsFor(argType, src.hint)
+		if err == nil && len(doc.params) > 0 {
+			params, err = params.withDescriptions(doc.params, argType)
+		}
+	} else {
+		argType, err = positionalStruct(in, names, doc.params)
+		if err == nil {
+			params, err = paramsFor(argType, src.hint)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.display, err)
+	}
+
+	t, err := newTool(cfg, params, src.display)
+	if err != nil {
+		return nil, err
+	}
+	t.signature = signature(t.name, in, names, structArg, ft, src.pkgPath)
+	needsPtr := structArg && argType.Kind() == reflect.Pointer
+	elemType := argType
+	if needsPtr {
+		elemType = argType.Elem()
+	}
+	t.invoke = func(ctx context.Context, args string) (any, error) {
+		arg := reflect.New(elemType)
+		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
+			return nil, err
+		}
+		callIn := make([]reflect.Value, 0, ft.NumIn())
+		if hasCtx {
+			callIn = append(callIn, reflect.ValueOf(&ctx).Elem())
+		}
+		switch {
+		case needsPtr:
+			callIn = append(callIn, arg)
+		case structArg:
+			callIn = append(callIn, arg.Elem())
+		default:
+			for i := range in {
+				callIn = append(callIn, arg.Elem().Field(i))
+			}
+		}
+		return res.extract(fn.Call(callIn))
+	}
+	return t, nil
+}
+
+func hasOption(opts []ToolOption, test func(*toolConfig) bool) bool {
+	var c toolConfig
+	for _, o := range opts {
+		o.applyTool(&c)
+	}
+	return test(&c)
+}
+
+// newTool checks the configuration shared by every kind of tool.
+func newTool(cfg toolConfig, params *paramSchema, source string) (*Tool, error) {
+	if !toolNameRE.MatchString(cfg.name) {
+		return nil, fmt.Errorf("%s: tool name %q must match ^[a-zA-Z0-9_-]{1,64}$", source, cfg.name)
+	}
+	if cfg.intent == "" {
+		cfg.intent = Write
+	}
+	if _, err := parseIntent(string(cfg.intent)); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if cfg.description == "" {
+		cfg.description = "Execute the " + cfg.name + " tool."
+	}
+	return &Tool{
+		name:        cfg.name,
+		description: cfg.description,
+		intent:      cfg.intent,
+		idempotent:  cfg.idempotent,
+		approve:     cfg.approve,
+		approveIf:   cfg.approveIf,
+		closer:      cfg.closer,
+		source:      source,
+		params:      params,
+	}, nil
+}
+
+// isArgStruct reports whether t is a struct argument whose fields are the
+// parameters, rather than one positional parameter of a struct type.
+func isArgStruct(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct && t != timeType && !t.Implements(customSchemaType) && !reflect.PointerTo(t).Implements(customSchemaType)
+}
+
+// positionalStruct builds the struct type whose fields are the positional
+// parameters, so that one derivation and one decoder serve both shapes.
+func positionalStruct(in []reflect.Type, names []string, descs map[string]string) (reflect.Type, error) {
+	fields := make([]reflect.StructField, len(in))
+	for i, t := range in {
+		tag := `json:"` + names[i]
+		if t.Kind() == reflect.Pointer {
+			tag += ",omitempty"
+		}
+		tag += `"`
+		if d := descs[names[i]]; d != "" {
+			tag += " doc:" + strconv.Quote(d)
+		}
+		fields[i] = reflect.StructField{Name: "P" + strconv.Itoa(i), Type: t, Tag: reflect.StructTag(tag)}
+	}
+	return reflect.StructOf(fields), nil
+}
+
+// results is the shape of a tool func's results.
+type results struct {
+	value, err bool
+}
+
+func resultShape(ft reflect.Type) (results, error) {
+	switch ft.NumOut() {
+	case 0:
+		return results{}, nil
+	case 1:
+		if ft.Out(0) == errorType {
+			return results{err: true}, nil
+		}
+		return results{value: true}, nil
+	case 2:
+		if ft.Out(1) == errorType {
+			return results{value: true, err: true}, nil
+		}
+	}
+	return results{}, errors.New("a tool returns (), (T), (error) or (T, error)")
+}
+
+func (r results) extract(out []reflect.Value) (any, error) {
+	var v any
+	if r.value {
+		v = out[0].Interface()
+	}
+	if r.err {
+		if e := out[len(out)-1]; !e.IsNil() {
+			return nil, e.Interface().(error)
+		}
+	}
+	return v, nil
+}
+
+// signature renders the tool in Go syntax: search(query string, limit int) []string.
+func signature(name string, in []reflect.Type, names []string, structArg bool, ft reflect.Type, pkgPath string) string {
+	qual := ""
+	if i := strings.LastIndex(pkgPath, "/"); i >= 0 {
+		qual = pkgPath[i+1:] + "."
+	} else if pkgPath != "" {
+		qual = pkgPath + "."
+	}
+	short := func(t reflect.Type) string {
+		s := t.String()
+		if qual != "" {
+			s = strings.ReplaceAll(s, qual, "")
+		}
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('(')
+	for i, t := range in {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := "args"
+		if i < len(names) && names[i] != "" {
+			n = names[i]
+		}
+		if structArg && len(names) == 0 {
+			n = "args"
+		}
+		b.WriteString(n + " " + short(t))
+	}
+	b.WriteByte(')')
+	if ft.NumOut() > 0 && ft.Out(0) != errorType {
+		b.WriteString(" " + short(ft.Out(0)))
+	}
+	return b.String()
+}
+
+var closureRE = regexp.MustCompile(`\.func\d+(\.\d+)*$`)
+
+// funcName is the runtime name of a func: pkg/path.Name.
+func funcName(v reflect.Value) string {
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return "an unknown func"
+	}
+	return strings.TrimSuffix(f.Name(), "-fm")
+}
+
+// goName is the Go name of the func or method: Search, Add. Anonymous funcs
+// get "func1" and must be named with onion.Name.
+func goName(facts srcdoc.Func, found bool, v reflect.Value) string {
+	if found && facts.Name != "" {
+		if i := strings.LastIndex(facts.Name, "."); i >= 0 {
+			return facts.Name[i+1:]
+		}
+		return facts.Name
+	}
+	name := funcName(v)
+	if closureRE.MatchString(name) {
+		return "func1"
+	}
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+func describe(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// decodeArgs checks args and decodes them into v. On failure it returns an
+// *ArgumentError naming every problem.
+func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
+	sc := scanner{s: args}
+	sc.ws()
+	if sc.i == len(args) {
+		sc = scanner{s: "{}"}
+	}
+	err := p.plan.decode(&sc, v)
+	if err == nil {
+		err = sc.end()
+	}
+	if err == nil && !p.fullCheck {
+		return nil
+	}
+	return p.explain(tool, sc.s, err)
+}
+
+// explain turns a rejected call into an *ArgumentError; with a nil fastErr
+// it runs the full validator and reports only what it finds.
+func (p *paramSchema) explain(tool, args string, fastErr error) error {
+	if !json.Valid([]byte(args)) {
+		var v any
+		jerr := json.Unmarshal([]byte(args), &v)
+		msg := "arguments are not valid JSON"
+		if jerr != nil {
+			msg += " (" + jerr.Error() + ")"
+		}
+		return &ArgumentError{Tool: tool, Problems: []string{msg + `; send one JSON object such as {"name": value}`}, Params: p.listing}
+	}
+	problems := p.validate([]byte(args))
+	if len(problems) == 0 {
+		if fastErr == nil {
+			return nil
+		}
+		problems = []string{fastErr.Error()}
+	}
+	return &ArgumentError{Tool: tool, Problems: problems, Params: p.listing}
+}
+
+// NewRawTool makes a tool of a ready JSON Schema and a handler that
+// receives the raw JSON arguments, already validated against the schema.
+// It is how tools whose shape is only known at run time are built (a
+// remote MCP server's tools, script tools). The handler's result is sent
+// like a Go tool's: a string as it is, anything else as JSON.
+func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context, args json.RawMessage) (any, error), opts ...ToolOption) (*Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("onion.NewRawTool %q: nil handler", name)
+	}
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("onion.NewRawTool %q: schema is not a JSON Schema: %w", name, err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("onion.NewRawTool %q: the parameters schema must have type object, got %q", name, s.Type)
+	}
+	if s.Properties == nil {
+		s.Properties = jsonschema.NewProperties()
+	}
+	params, err := newParamSchema(&s, nil)
+	if err != nil {
+		return nil, fmt.Errorf("onion.NewRawTool %q: %w", name, err)
+	}
+	params.json = append([]byte(nil), schema...)
+	params.fullCheck = true
+	cfg := toolConfig{name: name}
+	for _, o := range opts {
+		o.applyTool(&cfg)
+	}
+	t, err := newTool(cfg, params, "raw tool "+strconv.Quote(name))
+	if err != nil {
+		return nil, err
+	}
+	t.signature = t.name + "(args object)"
+	t.invoke = func(ctx context.Context, args string) (any, error) {
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		if err := params.explain(t.name, args, nil); err != nil {
+			return nil, err
+		}
+		return fn(ctx, json.RawMessage(args))
+	}
+	return t, nil
+}

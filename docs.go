@@ -1,0 +1,129 @@
+package onion
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// toolDoc is what a doc comment says about a tool: the description the
+// model reads, the parameters' descriptions and the onion: directives.
+type toolDoc struct {
+	description string
+	params      map[string]string
+	intent      Intent // "" when the doc declares none
+	idempotent  bool
+	approve     bool
+}
+
+var paramLineRE = regexp.MustCompile(`^\s*(?:[-*]\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.+)$`)
+
+// parseDoc splits doc comment lines into the tool description (the first
+// paragraph), parameter descriptions (a paragraph made only of "name: text"
+// lines naming known parameters) and directives (lines "onion:..."), which
+// are never sent to the model. Later paragraphs are not sent either.
+func parseDoc(lines []string, params []string) (toolDoc, error) {
+	d := toolDoc{params: map[string]string{}}
+	known := make(map[string]bool, len(params))
+	for _, p := range params {
+		known[p] = true
+	}
+	var paragraphs [][]string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			paragraphs = append(paragraphs, cur)
+			cur = nil
+		}
+	}
+	for _, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(trimmed, "onion:"); ok {
+			if err := d.directive(rest); err != nil {
+				return d, err
+			}
+			continue
+		}
+		if trimmed == "" {
+			flush()
+			continue
+		}
+		cur = append(cur, trimmed)
+	}
+	flush()
+	for _, p := range paragraphs {
+		if described := paramParagraph(p, known); described != nil {
+			for k, v := range described {
+				d.params[k] = v
+			}
+			continue
+		}
+		if d.description == "" {
+			d.description = strings.Join(p, " ")
+		}
+	}
+	return d, nil
+}
+
+// paramParagraph returns the parameter descriptions of a paragraph made
+// only of "name: text" lines for known parameters, or nil.
+func paramParagraph(lines []string, known map[string]bool) map[string]string {
+	out := make(map[string]string, len(lines))
+	last := ""
+	for _, l := range lines {
+		m := paramLineRE.FindStringSubmatch(l)
+		if m == nil || !known[m[1]] {
+			if last == "" || strings.HasPrefix(l, "-") {
+				return nil
+			}
+			out[last] += " " + l // a wrapped description line
+			continue
+		}
+		last = m[1]
+		out[last] = strings.TrimSpace(m[2])
+	}
+	return out
+}
+
+func (d *toolDoc) directive(s string) error {
+	word, arg, _ := strings.Cut(strings.TrimSpace(s), " ")
+	arg = strings.TrimSpace(arg)
+	switch word {
+	case "intent":
+		i, err := parseIntent(arg)
+		if err != nil {
+			return fmt.Errorf("directive onion:intent: %w", err)
+		}
+		d.intent = i
+	case "idempotent":
+		d.idempotent = true
+	case "approve":
+		d.approve = true
+	default:
+		return fmt.Errorf("unknown directive onion:%s: known are onion:intent read|write|delete, onion:idempotent, onion:approve", word)
+	}
+	return nil
+}
+
+// snakeCase turns a Go name into a tool name: CreateTicket → create_ticket,
+// GetHTTPStatus → get_http_status.
+func snakeCase(s string) string {
+	var b strings.Builder
+	r := []rune(s)
+	for i, c := range r {
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 0 {
+			prevLower := r[i-1] >= 'a' && r[i-1] <= 'z' || r[i-1] >= '0' && r[i-1] <= '9'
+			nextLower := i+1 < len(r) && r[i+1] >= 'a' && r[i+1] <= 'z'
+			prevUpper := r[i-1] >= 'A' && r[i-1] <= 'Z'
+			if prevLower || (prevUpper && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		if upper {
+			c += 'a' - 'A'
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

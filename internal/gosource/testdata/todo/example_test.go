@@ -1,0 +1,4 @@
+package todo_test
+
+// ExampleSearch is in the external test package.
+func ExampleSearch() {}

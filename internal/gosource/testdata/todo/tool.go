@@ -1,0 +1,6 @@
+//go:build ignore
+
+// A program in the package directory, excluded by its build constraint.
+package main
+
+func main() {}

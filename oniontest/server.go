@@ -1,0 +1,243 @@
+package oniontest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Server is a local Chat Completions endpoint that answers each request
+// with the next scripted [Step].
+type Server struct {
+	srv       *httptest.Server
+	t         testing.TB    // nil when NewServer was given none
+	done      chan struct{} // closed by Close, to end Delay waits
+	closeOnce sync.Once
+
+	mu       sync.Mutex // guards the fields below
+	steps    []Step
+	next     int // index in steps of the next step to serve
+	requests []Request
+	calls    int  // tool-call IDs assigned so far
+	closed   bool // set by Close: the test may be over, so no more t.Errorf
+}
+
+// Request is one request the server received.
+type Request struct {
+	Body   openai.ChatCompletionRequest // decoded from Raw; zero if Raw did not parse
+	Raw    []byte                       // the body as received
+	Header http.Header
+	Stream bool // the request asked for a stream ("stream": true)
+}
+
+// NewServer starts a Server that serves steps in order, one per request,
+// and closes it when the test ends. A request that finds no step left gets
+// a 500 reply and fails the test.
+//
+// t may be nil, as in an Example: then nothing is registered, problems are
+// only reported in the replies, and the caller must call Close.
+func NewServer(t testing.TB, steps ...Step) *Server {
+	if t != nil {
+		t.Helper()
+	}
+	s := &Server{t: t, done: make(chan struct{}), steps: slices.Clone(steps)}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	if t != nil {
+		t.Cleanup(s.Close)
+	}
+	return s
+}
+
+// URL returns the server's base URL including "/v1", ready for
+// openai.ClientConfig.BaseURL.
+func (s *Server) URL() string {
+	return s.srv.URL + "/v1"
+}
+
+// Client returns a go-openai client of the server, with API key "test-key".
+func (s *Server) Client() *openai.Client {
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = s.URL()
+	cfg.HTTPClient = s.srv.Client() // its idle connections are closed by Close
+	return openai.NewClientWithConfig(cfg)
+}
+
+// Requests returns every chat completion request received so far, in
+// order, including those that got an error reply. Requests to other paths
+// are not recorded.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// Add appends steps to the script.
+func (s *Server) Add(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steps = append(s.steps, steps...)
+}
+
+// Close ends any delayed replies, shuts the server down and waits for its
+// handlers to return. It may be called more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		s.srv.Close()
+	})
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		msg := fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)
+		send(w, errorReply(http.StatusNotFound, msg, "invalid_request_error"), Step{})
+		return
+	}
+	raw, err := io.ReadAll(r.Body)
+	req := Request{Raw: raw, Header: r.Header.Clone()}
+	if err == nil {
+		err = json.Unmarshal(raw, &req.Body)
+	}
+	req.Stream = req.Body.Stream
+
+	n, step, ok := s.take(req, err == nil)
+	switch {
+	case err != nil:
+		msg := "oniontest: the body is not a chat completion request: " + err.Error()
+		send(w, errorReply(http.StatusBadRequest, msg, "invalid_request_error"), Step{})
+		return
+	case !ok:
+		msg := fmt.Sprintf("oniontest: unexpected request #%d: no step left", n)
+		s.errorf("%s", msg)
+		send(w, errorReply(http.StatusInternalServerError, msg, "server_error"), Step{})
+		return
+	}
+	step = step.resolve(req)
+	if step.kind == stepInvalid {
+		msg := fmt.Sprintf("oniontest: request #%d: the zero Step; build steps with Text, ToolCalls, Error, Replay or Func", n)
+		s.errorf("%s", msg)
+		send(w, errorReply(http.StatusInternalServerError, msg, "server_error"), Step{})
+		return
+	}
+	if !s.wait(r.Context(), step.delay) {
+		// The client is gone or the server is closing: drop the connection
+		// rather than send a reply nobody scripted.
+		panic(http.ErrAbortHandler)
+	}
+	send(w, s.encode(n, req, step), step)
+}
+
+// take records req and, if consume, hands out the next step. n is the
+// request's 1-based number.
+func (s *Server) take(req Request, consume bool) (n int, step Step, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
+	if consume && s.next < len(s.steps) {
+		step, ok = s.steps[s.next], true
+		s.next++
+	}
+	return len(s.requests), step, ok
+}
+
+// errorf fails the test, unless it is over.
+func (s *Server) errorf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.t != nil && !s.closed {
+		s.t.Errorf(format, args...)
+	}
+}
+
+// wait sleeps d and reports whether it ran to the end.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+// encode builds the reply to request number n.
+func (s *Server) encode(n int, req Request, step Step) reply {
+	if step.kind == stepRaw {
+		return step.raw.reply()
+	}
+	if step.kind == stepToolCalls {
+		step.calls = slices.Clone(step.calls) // the Step may be served again
+		s.mu.Lock()
+		for i := range step.calls {
+			if step.calls[i].ID == "" {
+				s.calls++
+				step.calls[i].ID = "call_" + strconv.Itoa(s.calls)
+			}
+		}
+		s.mu.Unlock()
+	}
+	m := meta{id: "chatcmpl-oniontest-" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Body.Model}
+	if m.model == "" {
+		m.model = "oniontest"
+	}
+	u := defaultUsage
+	if step.usage != nil {
+		u = *step.usage
+	}
+	if req.Stream {
+		opts := req.Body.StreamOptions
+		return streamReply(m, step, u, opts != nil && opts.IncludeUsage)
+	}
+	return completionReply(m, step, u)
+}
+
+// send writes rep, flushing between pieces, and with step.cut breaks the
+// connection part way through.
+func send(w http.ResponseWriter, rep reply, step Step) {
+	for k, v := range rep.header {
+		w.Header()[k] = v
+	}
+	rc := http.NewResponseController(w)
+	pieces := rep.pieces
+	switch {
+	case step.cut && len(pieces) > 1:
+		pieces = pieces[:min(step.cutAfter, len(pieces)-1)]
+	case step.cut && len(pieces) == 1:
+		// Promise the whole body so the client notices it is cut short.
+		w.Header().Set("Content-Length", strconv.Itoa(len(pieces[0])))
+		pieces = [][]byte{pieces[0][:len(pieces[0])/2]}
+	}
+	w.WriteHeader(rep.status)
+	for _, p := range pieces {
+		if _, err := w.Write(p); err != nil {
+			return // the client went away
+		}
+		if len(rep.pieces) > 1 || step.cut {
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	}
+	if step.cut {
+		panic(http.ErrAbortHandler) // net/http closes the connection without a log line
+	}
+}

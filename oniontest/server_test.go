@@ -1,0 +1,883 @@
+package oniontest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onionkit/onion/oniontest"
+	openai "github.com/sashabaranov/go-openai"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// chat is a small request; stream also asks for the usage chunk.
+func chat(stream bool, user string) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model:    "gpt-4.1",
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: user}},
+		Stream:   stream,
+	}
+	if stream {
+		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	return req
+}
+
+// post sends body to the server's chat endpoint with plain net/http and
+// returns the response with its body read, and the error that ended the
+// read, if any.
+func post(t *testing.T, s *oniontest.Server, body string) (*http.Response, []byte, error) {
+	t.Helper()
+	resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+// events decodes the data of every SSE event in body but [DONE].
+func events(t *testing.T, body []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.Lines(string(body)) {
+		data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// recv reads a stream to its end, failing the test on any error but io.EOF.
+func recv(t *testing.T, stream *openai.ChatCompletionStream) []openai.ChatCompletionStreamResponse {
+	t.Helper()
+	defer stream.Close()
+	var chunks []openai.ChatCompletionStreamResponse
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return chunks
+		}
+		if err != nil {
+			t.Fatalf("after %d chunks: %v", len(chunks), err)
+		}
+		chunks = append(chunks, c)
+	}
+}
+
+// assembled is a streamed answer put back together the way an agent loop
+// does it: content concatenated, tool calls joined by index, or, when a
+// delta has no index, by "a delta with an id starts a new call".
+type assembled struct {
+	content string
+	calls   []openai.ToolCall
+	finish  openai.FinishReason
+	usage   *openai.Usage
+	deltas  int // tool-call deltas seen
+}
+
+func assemble(chunks []openai.ChatCompletionStreamResponse) assembled {
+	var a assembled
+	for _, c := range chunks {
+		if c.Usage != nil {
+			a.usage = c.Usage
+		}
+		for _, ch := range c.Choices {
+			a.content += ch.Delta.Content
+			if ch.FinishReason != "" {
+				a.finish = ch.FinishReason
+			}
+			for _, d := range ch.Delta.ToolCalls {
+				a.deltas++
+				i := len(a.calls) - 1
+				switch {
+				case d.Index != nil:
+					i = *d.Index
+				case d.ID != "":
+					i = len(a.calls)
+				}
+				for len(a.calls) <= i {
+					a.calls = append(a.calls, openai.ToolCall{})
+				}
+				call := &a.calls[i]
+				call.ID += d.ID
+				call.Type += d.Type
+				call.Function.Name += d.Function.Name
+				call.Function.Arguments += d.Function.Arguments
+			}
+		}
+	}
+	return a
+}
+
+func TestText(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("Hello there."))
+	resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Choices) != 1 {
+		t.Fatalf("choices = %+v, want one", resp.Choices)
+	}
+	c := resp.Choices[0]
+	if c.Message.Role != "assistant" || c.Message.Content != "Hello there." || c.FinishReason != openai.FinishReasonStop {
+		t.Errorf("choice = %+v, want assistant text %q with finish_reason stop", c, "Hello there.")
+	}
+	if resp.ID == "" || resp.Object != "chat.completion" || resp.Created == 0 || resp.Model != "gpt-4.1" {
+		t.Errorf("id, object, created, model = %q, %q, %d, %q", resp.ID, resp.Object, resp.Created, resp.Model)
+	}
+	if u := resp.Usage; u.PromptTokens <= 0 || u.CompletionTokens <= 0 || u.TotalTokens != u.PromptTokens+u.CompletionTokens {
+		t.Errorf("usage = %+v, want small non-zero numbers that add up", u)
+	}
+}
+
+func TestURLWorksAsBaseURL(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("ok"))
+	if !strings.HasSuffix(s.URL(), "/v1") {
+		t.Errorf("URL() = %q, want it to end in /v1", s.URL())
+	}
+	cfg := openai.DefaultConfig("another-key")
+	cfg.BaseURL = s.URL()
+	resp, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Choices[0].Message.Content; got != "ok" {
+		t.Errorf("content = %q, want %q", got, "ok")
+	}
+}
+
+func TestToolCalls(t *testing.T) {
+	step := oniontest.ToolCalls(
+		oniontest.Call("get_weather", `{"city":"Paris","note":"<a & b>"}`),
+		oniontest.ToolCall{ID: "mine", Name: "lookup", Arguments: `{"q":"ünïcödé ☂"}`},
+		oniontest.Call("no_args", ""),
+	)
+	s := oniontest.NewServer(t, step, step)
+	for _, wantIDs := range [][]string{{"call_1", "mine", "call_2"}, {"call_3", "mine", "call_4"}} {
+		resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "weather?"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := resp.Choices[0]
+		if c.FinishReason != openai.FinishReasonToolCalls || c.Message.Content != "" {
+			t.Errorf("finish_reason, content = %q, %q; want tool_calls and none", c.FinishReason, c.Message.Content)
+		}
+		want := []openai.ToolCall{
+			{ID: wantIDs[0], Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","note":"<a & b>"}`}},
+			{ID: wantIDs[1], Type: "function", Function: openai.FunctionCall{Name: "lookup", Arguments: `{"q":"ünïcödé ☂"}`}},
+			{ID: wantIDs[2], Type: "function", Function: openai.FunctionCall{Name: "no_args"}},
+		}
+		if fmt.Sprint(c.Message.ToolCalls) != fmt.Sprint(want) {
+			t.Errorf("tool calls =\n%+v\nwant\n%+v", c.Message.ToolCalls, want)
+		}
+	}
+}
+
+func TestWireShape(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("f", `{"a":1}`)))
+	resp, body, err := post(t, s, `{"model":"gpt-4.1","messages":[{"role":"user","content":"hi"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("%v in %s", err, body)
+	}
+	if got["object"] != "chat.completion" || got["model"] != "gpt-4.1" || got["id"] == "" {
+		t.Errorf("object, model, id = %v, %v, %v", got["object"], got["model"], got["id"])
+	}
+	if _, ok := got["created"].(float64); !ok {
+		t.Errorf("created = %v, want a number", got["created"])
+	}
+	choice := got["choices"].([]any)[0].(map[string]any)
+	msg := choice["message"].(map[string]any)
+	if content, ok := msg["content"]; !ok || content != nil {
+		t.Errorf("message.content = %v (present %v), want null beside tool calls", content, ok)
+	}
+	args := msg["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["arguments"]
+	if args != `{"a":1}` {
+		t.Errorf("arguments = %#v, want the JSON string %q", args, `{"a":1}`)
+	}
+	if choice["finish_reason"] != "tool_calls" {
+		t.Errorf("finish_reason = %v", choice["finish_reason"])
+	}
+	if u, ok := got["usage"].(map[string]any); !ok || u["total_tokens"] == nil {
+		t.Errorf("usage = %v", got["usage"])
+	}
+}
+
+func TestStreamText(t *testing.T) {
+	const text = "The quick brown fox jumps over the lazy dog."
+	s := oniontest.NewServer(t, oniontest.Text(text))
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := recv(t, stream)
+	a := assemble(chunks)
+	if a.content != text || a.finish != openai.FinishReasonStop {
+		t.Errorf("assembled %q, finish %q; want %q, stop", a.content, a.finish, text)
+	}
+	first := chunks[0].Choices[0].Delta
+	if first.Role != "assistant" || first.Content != "" {
+		t.Errorf("first delta = %+v, want role only", first)
+	}
+	var contentDeltas int
+	for _, c := range chunks {
+		if c.Object != "chat.completion.chunk" {
+			t.Errorf("object = %q", c.Object)
+		}
+		if len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+			contentDeltas++
+		}
+	}
+	if contentDeltas != 9 {
+		t.Errorf("%d content deltas, want one per word (9)", contentDeltas)
+	}
+	last := chunks[len(chunks)-1]
+	if len(last.Choices) != 0 || last.Usage == nil || last.Usage.TotalTokens == 0 {
+		t.Errorf("last chunk = %+v, want the usage chunk with no choices", last)
+	}
+}
+
+func TestStreamWireShape(t *testing.T) {
+	s := oniontest.NewServer(t,
+		oniontest.ToolCalls(oniontest.Call("f", `{"a":1}`)),
+		oniontest.Text("no usage asked"),
+	)
+	resp, body, err := post(t, s, `{"model":"m","messages":[],"stream":true,"stream_options":{"include_usage":true}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if !bytes.HasSuffix(body, []byte("}\n\ndata: [DONE]\n\n")) {
+		t.Errorf("stream does not end in data: [DONE]:\n%s", body)
+	}
+	evs := events(t, body)
+	for i, e := range evs {
+		if e["object"] != "chat.completion.chunk" || e["id"] != evs[0]["id"] || e["model"] != "m" {
+			t.Errorf("event %d: object, id, model = %v, %v, %v", i, e["object"], e["id"], e["model"])
+		}
+		if u, ok := e["usage"]; !ok || (i < len(evs)-1 && u != nil) {
+			t.Errorf("event %d: usage = %v (present %v), want null until the last", i, u, ok)
+		}
+	}
+	first := evs[0]["choices"].([]any)[0].(map[string]any)["delta"]
+	if fmt.Sprint(first) != "map[content:<nil> role:assistant]" {
+		t.Errorf("first delta = %v, want role assistant and content null", first)
+	}
+	header := evs[1]["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any)["tool_calls"].([]any)[0]
+	if fmt.Sprint(header) != "map[function:map[arguments: name:f] id:call_1 index:0 type:function]" {
+		t.Errorf("tool call header = %v", header)
+	}
+	last := evs[len(evs)-1]
+	if choices, ok := last["choices"].([]any); !ok || len(choices) != 0 || last["usage"] == nil {
+		t.Errorf("last event = %v, want choices [] and usage", last)
+	}
+
+	_, body, err = post(t, s, `{"model":"m","messages":[],"stream":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range events(t, body) {
+		if _, ok := e["usage"]; ok {
+			t.Errorf("event %d has a usage key though include_usage was not set", i)
+		}
+	}
+}
+
+func TestStreamToolCalls(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.ToolCalls(
+		oniontest.Call("get_weather", `{"city":"Paris","units":"metric"}`),
+		oniontest.ToolCall{ID: "mine", Name: "get_time", Arguments: `{"tz":"Europe/Paris ☀"}`},
+	))
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := recv(t, stream)
+	a := assemble(chunks)
+	want := []openai.ToolCall{
+		{ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris","units":"metric"}`}},
+		{ID: "mine", Type: "function", Function: openai.FunctionCall{Name: "get_time", Arguments: `{"tz":"Europe/Paris ☀"}`}},
+	}
+	if fmt.Sprint(a.calls) != fmt.Sprint(want) || a.finish != openai.FinishReasonToolCalls {
+		t.Errorf("assembled %+v, finish %q\nwant %+v, tool_calls", a.calls, a.finish, want)
+	}
+	if a.deltas < 2*3 {
+		t.Errorf("%d tool-call deltas, want a header and several argument fragments per call", a.deltas)
+	}
+	for _, c := range chunks {
+		for _, ch := range c.Choices {
+			for _, d := range ch.Delta.ToolCalls {
+				if d.Index == nil {
+					t.Fatalf("delta %+v has no index", d)
+				}
+			}
+		}
+	}
+}
+
+func TestStreamNoIndex(t *testing.T) {
+	step := oniontest.ToolCalls(oniontest.Call("a", `{"x":"one"}`), oniontest.Call("b", `{"y":"two"}`)).NoIndex()
+	s := oniontest.NewServer(t, step, step)
+
+	_, body, err := post(t, s, `{"model":"m","messages":[],"stream":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deltas int
+	for _, e := range events(t, body) {
+		for _, ch := range e["choices"].([]any) {
+			calls, _ := ch.(map[string]any)["delta"].(map[string]any)["tool_calls"].([]any)
+			for _, c := range calls {
+				deltas++
+				if _, ok := c.(map[string]any)["index"]; ok {
+					t.Errorf("tool-call delta %v has an index", c)
+				}
+			}
+		}
+	}
+	if deltas == 0 {
+		t.Fatalf("no tool-call deltas in\n%s", body)
+	}
+
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := recv(t, stream)
+	for _, c := range chunks {
+		for _, ch := range c.Choices {
+			for _, d := range ch.Delta.ToolCalls {
+				if d.Index != nil {
+					t.Errorf("go-openai delta Index = %d, want nil", *d.Index)
+				}
+			}
+		}
+	}
+	a := assemble(chunks)
+	if len(a.calls) != 2 || a.calls[0].Function.Arguments != `{"x":"one"}` || a.calls[1].Function.Arguments != `{"y":"two"}` {
+		t.Errorf("assembled by id = %+v", a.calls)
+	}
+}
+
+func TestStreamWhole(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.ToolCalls(
+		oniontest.Call("a", `{"x":"a long enough argument"}`),
+		oniontest.Call("b", `{"y":"another long argument"}`),
+	).Whole())
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []openai.ToolCall
+	for _, c := range recv(t, stream) {
+		for _, ch := range c.Choices {
+			whole = append(whole, ch.Delta.ToolCalls...)
+		}
+	}
+	zero, one := 0, 1
+	want := []openai.ToolCall{
+		{Index: &zero, ID: "call_1", Type: "function", Function: openai.FunctionCall{Name: "a", Arguments: `{"x":"a long enough argument"}`}},
+		{Index: &one, ID: "call_2", Type: "function", Function: openai.FunctionCall{Name: "b", Arguments: `{"y":"another long argument"}`}},
+	}
+	gotJSON, _ := json.Marshal(whole)
+	wantJSON, _ := json.Marshal(want)
+	if !bytes.Equal(gotJSON, wantJSON) {
+		t.Errorf("tool-call deltas = %s\nwant one whole delta per call: %s", gotJSON, wantJSON)
+	}
+}
+
+func TestWithUsage(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("a").WithUsage(123, 45), oniontest.Text("b").WithUsage(7, 8))
+	resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := resp.Usage; u.PromptTokens != 123 || u.CompletionTokens != 45 || u.TotalTokens != 168 {
+		t.Errorf("usage = %+v, want 123 + 45 = 168", u)
+	}
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := assemble(recv(t, stream)).usage; u == nil || u.PromptTokens != 7 || u.CompletionTokens != 8 || u.TotalTokens != 15 {
+		t.Errorf("streamed usage = %+v, want 7 + 8 = 15", u)
+	}
+}
+
+func TestRateLimited(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.RateLimited(1500*time.Millisecond))
+	_, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %#v, want *openai.APIError", err)
+	}
+	if apiErr.HTTPStatusCode != http.StatusTooManyRequests || apiErr.Code != "rate_limit_exceeded" || apiErr.Type != "requests" {
+		t.Errorf("APIError = %+v, want 429 rate_limit_exceeded of type requests", apiErr)
+	}
+
+	for _, tc := range []struct {
+		after time.Duration
+		want  string
+	}{
+		{1500 * time.Millisecond, "2"},
+		{2 * time.Second, "2"},
+		{time.Millisecond, "1"},
+		{0, "0"},
+	} {
+		s.Add(oniontest.RateLimited(tc.after))
+		resp, _, err := post(t, s, `{"model":"m","messages":[]}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Header.Get("Retry-After"); resp.StatusCode != http.StatusTooManyRequests || got != tc.want {
+			t.Errorf("RateLimited(%v): status %d, Retry-After %q; want 429, %q", tc.after, resp.StatusCode, got, tc.want)
+		}
+	}
+}
+
+func TestError(t *testing.T) {
+	body, err := os.ReadFile("testdata/fixtures/openai/error_400_unsupported_value.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := oniontest.Error(http.StatusBadRequest, string(body))
+	s := oniontest.NewServer(t, step, step)
+
+	check := func(err error) {
+		t.Helper()
+		var apiErr *openai.APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("err = %#v, want *openai.APIError", err)
+		}
+		if apiErr.HTTPStatusCode != 400 || apiErr.Code != "unsupported_value" || apiErr.Type != "invalid_request_error" ||
+			apiErr.Param == nil || *apiErr.Param != "messages[0].role" {
+			t.Errorf("APIError = %+v, want the recorded 400", apiErr)
+		}
+	}
+	_, err = s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	check(err)
+	_, err = s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	check(err)
+}
+
+func TestCutAfter(t *testing.T) {
+	t.Run("stream", func(t *testing.T) {
+		s := oniontest.NewServer(t, oniontest.Text("one two three four five").CutAfter(3))
+		stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stream.Close()
+		var got int
+		for ; ; got++ {
+			if _, err = stream.Recv(); err != nil {
+				break
+			}
+		}
+		if got != 3 || errors.Is(err, io.EOF) {
+			t.Errorf("got %d chunks, then %v; want 3 chunks, then an error that is not io.EOF", got, err)
+		}
+	})
+	t.Run("non-stream", func(t *testing.T) {
+		cut := oniontest.Text("a complete answer").CutAfter(0)
+		s := oniontest.NewServer(t, cut, cut)
+		_, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+		var apiErr *openai.APIError
+		if err == nil || errors.As(err, &apiErr) {
+			t.Errorf("err = %v, want a transport or decoding error", err)
+		}
+		_, body, err := post(t, s, `{"model":"m","messages":[]}`)
+		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasPrefix(string(body), `{"id":"chatcmpl-`) {
+			t.Errorf("read %q, then %v; want the first half of the body, then io.ErrUnexpectedEOF", body, err)
+		}
+	})
+	t.Run("replay", func(t *testing.T) {
+		file, err := os.ReadFile("testdata/fixtures/openai/chat_stream_text.sse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := oniontest.NewServer(t, oniontest.Replay("text/event-stream", file).CutAfter(2))
+		_, body, err := post(t, s, `{"model":"m","messages":[],"stream":true}`)
+		want := strings.Join(strings.SplitAfterN(string(file), "\n\n", 3)[:2], "")
+		if string(body) != want || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("read %q, then %v; want the first two events, then io.ErrUnexpectedEOF", body, err)
+		}
+	})
+}
+
+func TestDelay(t *testing.T) {
+	t.Run("waits", func(t *testing.T) {
+		s := oniontest.NewServer(t, oniontest.Text("late").Delay(100*time.Millisecond))
+		start := time.Now()
+		resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d < 100*time.Millisecond || resp.Choices[0].Message.Content != "late" {
+			t.Errorf("answer %q after %v, want %q after at least 100ms", resp.Choices[0].Message.Content, d, "late")
+		}
+	})
+	t.Run("client cancels", func(t *testing.T) {
+		s := oniontest.NewServer(t, oniontest.Text("never").Delay(time.Hour))
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := s.Client().CreateChatCompletion(ctx, chat(false, "hi"))
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want context.DeadlineExceeded", err)
+		}
+		s.Close()
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("call and Close took %v, want them to end with the context", d)
+		}
+	})
+	t.Run("server closes", func(t *testing.T) {
+		started := make(chan struct{})
+		s := oniontest.NewServer(t, oniontest.Func(func(oniontest.Request) oniontest.Step {
+			close(started)
+			return oniontest.Text("never")
+		}).Delay(time.Hour))
+		errc := make(chan error, 1)
+		go func() {
+			_, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+			errc <- err
+		}()
+		<-started
+		start := time.Now()
+		s.Close()
+		s.Close() // a second Close is harmless
+		if err := <-errc; err == nil {
+			t.Error("the delayed call succeeded, want an error once the server is closed")
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("Close took %v with a delayed reply in flight", d)
+		}
+	})
+}
+
+func TestRequestsRecorded(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("a"), oniontest.Text("b"))
+	req := chat(false, "What is the weather?")
+	req.Messages = append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: "Be brief."}}, req.Messages...)
+	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "get_weather", Parameters: json.RawMessage(`{"type":"object"}`),
+	}}}
+	if _, err := s.Client().CreateChatCompletion(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, stream)
+
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests recorded, want 2", len(reqs))
+	}
+	first := reqs[0]
+	if len(first.Body.Messages) != 2 || first.Body.Messages[0].Content != "Be brief." || first.Body.Messages[1].Content != "What is the weather?" {
+		t.Errorf("messages = %+v", first.Body.Messages)
+	}
+	if len(first.Body.Tools) != 1 || first.Body.Tools[0].Function.Name != "get_weather" {
+		t.Errorf("tools = %+v", first.Body.Tools)
+	}
+	if first.Stream || !reqs[1].Stream || reqs[1].Body.Messages[0].Content != "again" {
+		t.Errorf("Stream = %v, %v; want false, true", first.Stream, reqs[1].Stream)
+	}
+	if got := first.Header.Get("Authorization"); got != "Bearer test-key" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if !json.Valid(first.Raw) || !bytes.Contains(first.Raw, []byte(`"name":"get_weather"`)) {
+		t.Errorf("Raw = %s", first.Raw)
+	}
+}
+
+// recordingTB captures Errorf; everything else goes to the real test.
+type recordingTB struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) errors() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errs...)
+}
+
+func TestOutOfStepsFailsTest(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := oniontest.NewServer(rec)
+	_, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 500 || !strings.Contains(apiErr.Message, "no step left") {
+		t.Errorf("err = %v, want a 500 *openai.APIError saying no step is left", err)
+	}
+	if got := rec.errors(); len(got) != 1 || got[0] != "oniontest: unexpected request #1: no step left" {
+		t.Errorf("Errorf calls = %q", got)
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("%d requests recorded, want the unexpected one too", n)
+	}
+
+	s.Add(oniontest.Text("added"))
+	resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil || resp.Choices[0].Message.Content != "added" {
+		t.Errorf("after Add: %v, %v; want the added step", resp, err)
+	}
+	if got := rec.errors(); len(got) != 1 {
+		t.Errorf("Errorf calls = %q, want no new one", got)
+	}
+}
+
+func TestZeroStepFailsTest(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := oniontest.NewServer(rec, oniontest.Func(func(oniontest.Request) oniontest.Step { return oniontest.Step{} }))
+	_, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 500 {
+		t.Errorf("err = %v, want a 500 *openai.APIError", err)
+	}
+	if got := rec.errors(); len(got) != 1 || !strings.Contains(got[0], "zero Step") {
+		t.Errorf("Errorf calls = %q", got)
+	}
+}
+
+func TestBadBody(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("first"))
+	resp, body, err := post(t, s, `{not json`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e openai.ErrorResponse
+	if resp.StatusCode != 400 || json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.Type != "invalid_request_error" {
+		t.Errorf("status %d, body %s; want 400 with an OpenAI error", resp.StatusCode, body)
+	}
+	if reqs := s.Requests(); len(reqs) != 1 || string(reqs[0].Raw) != `{not json` {
+		t.Errorf("requests = %+v, want the raw bad body recorded", reqs)
+	}
+	got, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil || got.Choices[0].Message.Content != "first" {
+		t.Errorf("next request: %v, %v; want the first step, which the bad body did not use", got, err)
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	s := oniontest.NewServer(t)
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/v1/chat/completions"},
+		{"POST", "/v1/completions"},
+		{"GET", "/v1/models"},
+		{"POST", "/chat/completions"},
+	} {
+		req, err := http.NewRequest(tc.method, base+tc.path, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e openai.ErrorResponse
+		if resp.StatusCode != 404 || json.Unmarshal(body, &e) != nil || e.Error == nil ||
+			e.Error.Message != fmt.Sprintf("Invalid URL (%s %s)", tc.method, tc.path) {
+			t.Errorf("%s %s: status %d, body %s; want 404 with an OpenAI error", tc.method, tc.path, resp.StatusCode, body)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("%d requests recorded, want none", n)
+	}
+}
+
+func TestFunc(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Func(func(r oniontest.Request) oniontest.Step {
+		last := r.Body.Messages[len(r.Body.Messages)-1].Content
+		return oniontest.Text("you said: " + last)
+	}).WithUsage(3, 4))
+	resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "ping"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Choices[0].Message.Content; got != "you said: ping" || resp.Usage.TotalTokens != 7 {
+		t.Errorf("reply %q with usage %+v, want %q and the Func step's usage", got, resp.Usage, "you said: ping")
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	const n = 20
+	echo := oniontest.Func(func(r oniontest.Request) oniontest.Step {
+		return oniontest.Text(r.Body.Messages[0].Content)
+	})
+	s := oniontest.NewServer(t)
+	for range n {
+		s.Add(echo)
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			msg := fmt.Sprint("message ", i)
+			resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, msg))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got := resp.Choices[0].Message.Content; got != msg {
+				t.Errorf("reply %q, want %q", got, msg)
+			}
+		})
+	}
+	wg.Wait()
+	if got := len(s.Requests()); got != n {
+		t.Errorf("%d requests recorded, want %d", got, n)
+	}
+}
+
+// fixtures lists the recorded response bodies (not the requests).
+func fixtures(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, dir := range []string{"openai", "compat"} {
+		all, err := filepath.Glob(filepath.Join("testdata", "fixtures", dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range all {
+			if !strings.HasSuffix(f, ".request.json") {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) < 20 {
+		t.Fatalf("found %d fixtures under testdata/fixtures, want the openai and compat sets", len(files))
+	}
+	return files
+}
+
+func TestReplayFixtures(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := oniontest.NewServer(t, oniontest.ReplayFile(t, path))
+			wantType := "application/json"
+			if strings.HasSuffix(path, ".sse") {
+				wantType = "text/event-stream"
+			}
+			resp, got, err := post(t, s, `{"model":"m","messages":[],"stream":true}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != wantType {
+				t.Errorf("status %d, Content-Type %q; want 200, %q", resp.StatusCode, resp.Header.Get("Content-Type"), wantType)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("served %d bytes that differ from the %d of %s", len(got), len(want), path)
+			}
+		})
+	}
+}
+
+func TestReplayThroughClient(t *testing.T) {
+	s := oniontest.NewServer(t,
+		oniontest.ReplayFile(t, "testdata/fixtures/openai/chat_stream_parallel_tool_calls.sse"),
+		oniontest.ReplayFile(t, "testdata/fixtures/openai/chat_tool_call.json"),
+	)
+	stream, err := s.Client().CreateChatCompletionStream(context.Background(), chat(true, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := assemble(recv(t, stream))
+	if len(a.calls) != 2 || a.calls[0].Function.Name != "getCurrentWeather" || a.calls[1].Function.Name != "getCurrentTime" ||
+		!json.Valid([]byte(a.calls[0].Function.Arguments)) || !json.Valid([]byte(a.calls[1].Function.Arguments)) {
+		t.Errorf("assembled calls = %+v", a.calls)
+	}
+	resp, err := s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := resp.Choices[0].Message.ToolCalls; len(calls) != 1 || calls[0].ID != "call_olc8qHf1RDItRqwuEBNjsu3B" ||
+		calls[0].Function.Arguments != `{"location":"Boston"}` {
+		t.Errorf("tool calls = %+v", calls)
+	}
+}
+
+func TestReplayStatus(t *testing.T) {
+	body, err := os.ReadFile("testdata/fixtures/openai/error_404_model_not_found.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ReplayStatus(http.StatusNotFound, "application/json", body))
+	_, err = s.Client().CreateChatCompletion(context.Background(), chat(false, "hi"))
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 404 || apiErr.Code != "model_not_found" {
+		t.Errorf("err = %v, want the recorded 404 as *openai.APIError", err)
+	}
+}
+
+// TestFixtureCopiesMatchShared checks testdata/fixtures against the shared
+// store they were copied from, where that store exists (not in CI).
+func TestFixtureCopiesMatchShared(t *testing.T) {
+	const shared = "../../shared/fixtures"
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("no shared fixture store at", shared)
+	}
+	for _, dir := range []string{"openai", "compat"} {
+		orig, err := filepath.Glob(filepath.Join(shared, dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies, _ := filepath.Glob(filepath.Join("testdata", "fixtures", dir, "*"))
+		if len(orig) != len(copies) {
+			t.Errorf("%s: %d files in the store, %d copies", dir, len(orig), len(copies))
+		}
+		for _, o := range orig {
+			want, _ := os.ReadFile(o)
+			got, err := os.ReadFile(filepath.Join("testdata", "fixtures", dir, filepath.Base(o)))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: copy differs from the store (%v)", o, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,519 @@
+package onion
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fatih/structtag"
+	"github.com/invopop/jsonschema"
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/onionkit/onion/internal/gosource"
+)
+
+// paramSchema is the parameters of a tool: the JSON Schema the model reads,
+// the plan that decodes arguments into Go values while checking them, and,
+// built only when needed, the strict form and a full validator that
+// explains what is wrong with rejected arguments.
+type paramSchema struct {
+	schema *jsonschema.Schema
+	json   []byte
+	plan   *objectPlan // nil for raw tools
+	// fullCheck is set when the schema holds keywords the plan does not
+	// check itself, so every call is also run through the validator.
+	fullCheck bool
+	listing   string // the parameters, for error messages
+
+	strictOnce sync.Once
+	strictJSON []byte
+	strictErr  error
+
+	validatorOnce sync.Once
+	validator     *santhosh.Schema
+	validatorErr  error
+}
+
+var (
+	durationType   = reflect.TypeFor[time.Duration]()
+	timeType       = reflect.TypeFor[time.Time]()
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	schemaCache    sync.Map // reflect.Type → *paramSchema
+)
+
+// paramsFor returns the parameters of an argument struct type, derived
+// once per type for the life of the process. hint is a source file of the
+// tool, used to find the source of the types it mentions.
+func paramsFor(t reflect.Type, hint string) (*paramSchema, error) {
+	if p, ok := schemaCache.Load(t); ok {
+		return p.(*paramSchema), nil
+	}
+	p, err := deriveParams(t, hint)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := schemaCache.LoadOrStore(t, p)
+	return actual.(*paramSchema), nil
+}
+
+func deriveParams(t reflect.Type, hint string) (*paramSchema, error) {
+	if err := checkType(t, "", map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
+	d := deriver{hint: hint}
+	r := &jsonschema.Reflector{
+		DoNotReference: true,
+		Anonymous:      true,
+		Mapper:         d.mapType,
+		LookupComment:  d.lookupComment,
+	}
+	s := r.ReflectFromType(t)
+	s.Version, s.ID, s.Description, s.Title = "", "", "", ""
+	if s.Properties == nil {
+		s.Properties = jsonschema.NewProperties()
+	}
+	fixRequired(s, t)
+	return newParamSchema(s, t)
+}
+
+func newParamSchema(s *jsonschema.Schema, t reflect.Type) (*paramSchema, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema: %w", err)
+	}
+	p := &paramSchema{schema: s, json: b, listing: listParams(s)}
+	if t != nil {
+		plan, err := newObjectPlan(t, s)
+		if err != nil {
+			return nil, err
+		}
+		p.plan = plan
+		p.fullCheck = plan.unchecked
+	}
+	return p, nil
+}
+
+// withDescriptions returns a copy of p whose top-level properties without a
+// description take one from descs (a doc comment's parameter paragraph).
+func (p *paramSchema) withDescriptions(descs map[string]string, t reflect.Type) (*paramSchema, error) {
+	changed := false
+	for pair := p.schema.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if pair.Value.Description == "" && descs[pair.Key] != "" {
+			changed = true
+		}
+	}
+	if !changed {
+		return p, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(p.json, &s); err != nil {
+		return nil, fmt.Errorf("copy schema: %w", err)
+	}
+	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if pair.Value.Description == "" && descs[pair.Key] != "" {
+			pair.Value.Description = descs[pair.Key]
+		}
+	}
+	return newParamSchema(&s, t)
+}
+
+// checkType refuses, with a message naming the field, what cannot travel as
+// JSON arguments: channels, funcs, complex numbers, maps with non-string
+// keys, recursive types, and malformed struct tags.
+func checkType(t reflect.Type, path string, seen map[reflect.Type]bool) error {
+	if t.Implements(customSchemaType) || reflect.PointerTo(t).Implements(customSchemaType) {
+		return nil
+	}
+	switch t {
+	case timeType, durationType, rawMessageType:
+		return nil
+	}
+	where := func() string {
+		if path == "" {
+			return t.String()
+		}
+		return "field " + path + " (" + t.String() + ")"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return checkType(t.Elem(), path, seen)
+	case reflect.Slice, reflect.Array:
+		return checkType(t.Elem(), path+"[]", seen)
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return fmt.Errorf("%s: map keys must be strings to be JSON object keys", where())
+		}
+		return checkType(t.Elem(), path+"{}", seen)
+	case reflect.Struct:
+		if seen[t] {
+			return fmt.Errorf("%s: recursive types cannot be tool parameters", where())
+		}
+		seen[t] = true
+		defer delete(seen, t)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Tag != "" {
+				if _, err := structtag.Parse(string(f.Tag)); err != nil {
+					return fmt.Errorf("field %s of %s: malformed struct tag `%s`: %w", f.Name, t, f.Tag, err)
+				}
+			}
+			if !f.IsExported() && !f.Anonymous || f.Tag.Get("json") == "-" {
+				continue
+			}
+			name := f.Name
+			if path != "" {
+				name = path + "." + f.Name
+			}
+			if err := checkType(f.Type, name, seen); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Chan, reflect.Func, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer, reflect.Uintptr:
+		return fmt.Errorf("%s: a %s cannot be a tool parameter", where(), t.Kind())
+	case reflect.Interface:
+		if t.NumMethod() > 0 {
+			return fmt.Errorf("%s: an interface with methods cannot be decoded from JSON; use a concrete type", where())
+		}
+	}
+	return nil
+}
+
+var customSchemaType = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
+
+// deriver holds what one derivation needs to read the source.
+type deriver struct{ hint string }
+
+// mapType gives the schema of the types the reflector does not know: Go
+// durations, raw JSON, unsigned integers, and named types whose constants
+// are declared in their package (enums).
+func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
+	switch t {
+	case durationType:
+		return &jsonschema.Schema{Type: "string", Description: `a duration in Go syntax, such as "90s" or "1h30m"`}
+	case rawMessageType:
+		return &jsonschema.Schema{}
+	}
+	if t.Implements(customSchemaType) || reflect.PointerTo(t).Implements(customSchemaType) {
+		return nil
+	}
+	var typ string
+	switch t.Kind() {
+	case reflect.String:
+		typ = "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		typ = "integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		typ = "integer"
+	default:
+		return nil
+	}
+	s := &jsonschema.Schema{Type: typ}
+	if typ == "integer" && t.Kind() >= reflect.Uint {
+		s.Minimum = "0"
+	}
+	if t.PkgPath() != "" && t.Name() != "" {
+		if facts, ok := gosource.ForType(t, d.hint); ok && len(facts.Enum) > 0 {
+			for _, lit := range facts.Enum {
+				var v any
+				if err := json.Unmarshal([]byte(lit), &v); err == nil {
+					s.Enum = append(s.Enum, v)
+				}
+			}
+			s.Description = docText(facts.Doc)
+			return s
+		}
+	}
+	if s.Minimum == "" {
+		return nil
+	}
+	return s
+}
+
+// lookupComment describes a field by its `doc:"..."` tag or its doc comment
+// in the source, and a struct type by its doc comment.
+func (d deriver) lookupComment(t reflect.Type, field string) string {
+	if field != "" {
+		if f, ok := t.FieldByName(field); ok {
+			if doc := f.Tag.Get("doc"); doc != "" {
+				return doc
+			}
+		}
+	}
+	if t.PkgPath() == "" || t.Name() == "" {
+		return ""
+	}
+	facts, ok := gosource.ForType(t, d.hint)
+	if !ok {
+		return ""
+	}
+	if field == "" {
+		return docText(facts.Doc)
+	}
+	for _, f := range facts.Fields {
+		if f.Name == field {
+			return docText(f.Doc)
+		}
+	}
+	return ""
+}
+
+// docText is the first paragraph of doc comment lines, directives dropped.
+func docText(lines []string) string {
+	d, _ := parseDoc(lines, nil)
+	return d.description
+}
+
+// fixRequired applies our rule on top of the reflector's: a struct field is
+// required unless it is a pointer, is omitempty/omitzero or has a default.
+func fixRequired(s *jsonschema.Schema, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if s.Items != nil {
+			fixRequired(s.Items, t.Elem())
+		}
+		return
+	case reflect.Map:
+		if s.AdditionalProperties != nil && s.AdditionalProperties != jsonschema.FalseSchema && s.AdditionalProperties != jsonschema.TrueSchema {
+			fixRequired(s.AdditionalProperties, t.Elem())
+		}
+		return
+	case reflect.Struct:
+	default:
+		return
+	}
+	if t == timeType || s.Properties == nil {
+		return
+	}
+	for _, f := range jsonFields(t) {
+		prop, ok := s.Properties.Get(f.name)
+		if !ok {
+			continue
+		}
+		if f.typ.Kind() == reflect.Pointer || prop.Default != nil {
+			s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == f.name })
+		}
+		fixRequired(prop, f.typ)
+	}
+}
+
+// listParams lists the top-level parameters for error messages:
+// "query (string, required), limit (integer)".
+func listParams(s *jsonschema.Schema) string {
+	if s.Properties == nil || s.Properties.Len() == 0 {
+		return "none (call it with {})"
+	}
+	var b strings.Builder
+	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(pair.Key)
+		b.WriteString(" (")
+		b.WriteString(typeName(pair.Value))
+		if slices.Contains(s.Required, pair.Key) {
+			b.WriteString(", required")
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+func typeName(s *jsonschema.Schema) string {
+	switch {
+	case s.Type == "array" && s.Items != nil && s.Items.Type != "":
+		return "array of " + s.Items.Type
+	case len(s.Enum) > 0:
+		var vals []string
+		for _, v := range s.Enum {
+			b, _ := json.Marshal(v)
+			vals = append(vals, string(b))
+		}
+		return "one of " + strings.Join(vals, ", ")
+	case s.Type != "":
+		return s.Type
+	}
+	return "any JSON"
+}
+
+// strict returns the OpenAI strict form of the schema: every property
+// required, optional ones nullable, additionalProperties false everywhere.
+// A free-form object cannot be expressed and is an error.
+func (p *paramSchema) strict() ([]byte, error) {
+	p.strictOnce.Do(func() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(p.json, &s); err != nil {
+			p.strictErr = fmt.Errorf("copy schema: %w", err)
+			return
+		}
+		if err := makeStrict(&s, "parameters"); err != nil {
+			p.strictErr = err
+			return
+		}
+		p.strictJSON, p.strictErr = json.Marshal(&s)
+	})
+	return p.strictJSON, p.strictErr
+}
+
+func isBoolSchema(s *jsonschema.Schema, v bool) bool {
+	if s == nil {
+		return false
+	}
+	b, err := json.Marshal(s)
+	return err == nil && string(b) == fmt.Sprint(v)
+}
+
+func makeStrict(s *jsonschema.Schema, path string) error {
+	switch {
+	case s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.Enum) == 0:
+		return fmt.Errorf("strict mode cannot express %s: it accepts any JSON value; use a concrete type or drop onion.Strict()", path)
+	case s.Type == "object":
+		if s.AdditionalProperties != nil && !isBoolSchema(s.AdditionalProperties, false) || s.Properties == nil && s.AdditionalProperties != nil {
+			return fmt.Errorf("strict mode cannot express %s: a free-form object (a map) has no fixed properties; use a struct or drop onion.Strict()", path)
+		}
+		if s.Properties == nil {
+			s.Properties = jsonschema.NewProperties()
+		}
+		s.AdditionalProperties = jsonschema.FalseSchema
+		var required []string
+		for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+			if err := makeStrict(pair.Value, path+"."+pair.Key); err != nil {
+				return err
+			}
+			if !slices.Contains(s.Required, pair.Key) {
+				pair.Value = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{pair.Value, {Type: "null"}}}
+				s.Properties.Set(pair.Key, pair.Value)
+			}
+			required = append(required, pair.Key)
+		}
+		s.Required = required
+	case s.Type == "array":
+		if s.Items == nil {
+			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)
+		}
+		return makeStrict(s.Items, path+"[]")
+	}
+	for _, sub := range s.AnyOf {
+		if err := makeStrict(sub, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate runs the full JSON Schema validator over args and returns every
+// problem it finds, as "field: what is wrong" lines. It is compiled on
+// first use: the fast path never needs it.
+func (p *paramSchema) validate(args []byte) []string {
+	p.validatorOnce.Do(func() {
+		doc, err := santhosh.UnmarshalJSON(bytes.NewReader(p.json))
+		if err != nil {
+			p.validatorErr = err
+			return
+		}
+		c := santhosh.NewCompiler()
+		if err := c.AddResource("tool.json", doc); err != nil {
+			p.validatorErr = err
+			return
+		}
+		p.validator, p.validatorErr = c.Compile("tool.json")
+	})
+	if p.validatorErr != nil {
+		return nil
+	}
+	inst, err := santhosh.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return []string{"arguments are not valid JSON: " + err.Error()}
+	}
+	err = p.validator.Validate(inst)
+	var ve *santhosh.ValidationError
+	if err == nil || !asValidationError(err, &ve) {
+		return nil
+	}
+	var out []string
+	collectProblems(ve, inst, &out)
+	return out
+}
+
+func asValidationError(err error, ve **santhosh.ValidationError) bool {
+	v, ok := err.(*santhosh.ValidationError)
+	if ok {
+		*ve = v
+	}
+	return ok
+}
+
+var english = message.NewPrinter(language.English)
+
+// collectProblems flattens the validator's error tree into one line per
+// leaf: the field's path and what is wrong with it.
+func collectProblems(ve *santhosh.ValidationError, inst any, out *[]string) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			collectProblems(c, inst, out)
+		}
+		return
+	}
+	where := fieldPath(ve.InstanceLocation)
+	line := where + ": " + ve.ErrorKind.LocalizedString(english)
+	if v, ok := valueAt(inst, ve.InstanceLocation); ok && len(ve.InstanceLocation) > 0 && !strings.Contains(line, "got ") {
+		b, _ := json.Marshal(v)
+		line += ", got " + truncate(string(b), 60)
+	}
+	if !slices.Contains(*out, line) {
+		*out = append(*out, line)
+	}
+}
+
+// fieldPath renders a JSON pointer's tokens as a.b[0].c; the root is
+// "arguments".
+func fieldPath(tokens []string) string {
+	if len(tokens) == 0 {
+		return "arguments"
+	}
+	var b strings.Builder
+	for _, tok := range tokens {
+		if tok != "" && strings.Trim(tok, "0123456789") == "" {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// valueAt finds the value at a JSON pointer's tokens.
+func valueAt(v any, tokens []string) (any, bool) {
+	for _, tok := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

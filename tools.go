@@ -1,0 +1,295 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// A Tool is one function a model can call: a name, a description, a JSON
+// Schema for its parameters, and the Go code behind them. Build tools with
+// NewTool, ToolsFrom or NewRawTool, or let NewAgent build them from the
+// values it is given. A Tool is immutable and safe for concurrent use.
+type Tool struct {
+	name        string
+	description string
+	intent      Intent
+	idempotent  bool
+	approve     bool
+	approveIf   func(context.Context, Call) (bool, error)
+	closer      io.Closer
+	source      string // where the tool came from, for error messages
+	signature   string // Go-syntax signature for DescribeTools
+
+	params *paramSchema
+	invoke func(ctx context.Context, args string) (any, error)
+}
+
+// ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.
+// An Intent is a ToolOption too.
+type ToolOption interface {
+	applyTool(*toolConfig)
+}
+
+type toolConfig struct {
+	name        string
+	description string
+	intent      Intent
+	idempotent  bool
+	approve     bool
+	approveIf   func(context.Context, Call) (bool, error)
+	closer      io.Closer
+	strict      bool
+}
+
+type toolOptionFunc func(*toolConfig)
+
+func (f toolOptionFunc) applyTool(c *toolConfig) { f(c) }
+
+// Name sets the tool's name, instead of the snake_case form of the Go name.
+func Name(name string) ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.name = name })
+}
+
+// Description sets the tool's description, instead of the first paragraph of
+// the Go doc comment.
+func Description(text string) ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.description = text })
+}
+
+// Idempotent marks a write as safe to run again with the same call: the
+// agent may then retry it (see ToolRetries), passing the same
+// Call.IdempotencyKey to every attempt.
+func Idempotent() ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.idempotent = true })
+}
+
+// RequireApproval makes every call of the tool wait for the agent's
+// Approver. Without an approver the call is denied.
+func RequireApproval() ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.approve = true })
+}
+
+// ApproveIf asks the agent's Approver only for the calls pred reports true
+// for, such as refunds above an amount. A predicate that fails or panics
+// means ask.
+func ApproveIf(pred func(ctx context.Context, c Call) (bool, error)) ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.approveIf = pred })
+}
+
+// WithCloser gives the tool a resource that Agent.Close closes, such as a
+// connection the tool calls through.
+func WithCloser(closer io.Closer) ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.closer = closer })
+}
+
+var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Name returns the name the model calls the tool by.
+func (t *Tool) Name() string { return t.name }
+
+// Description returns the description the model reads.
+func (t *Tool) Description() string { return t.description }
+
+// Intent returns what the tool does to the world.
+func (t *Tool) Intent() Intent { return t.intent }
+
+// Idempotent reports whether the tool may safely run again for the same call.
+func (t *Tool) Idempotent() bool { return t.idempotent }
+
+// NeedsApproval reports whether the call c must be approved before it runs.
+// A predicate set with ApproveIf that fails or panics means it must.
+func (t *Tool) NeedsApproval(ctx context.Context, c Call) (need bool) {
+	if t.approve {
+		return true
+	}
+	if t.approveIf == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			need = true
+		}
+	}()
+	ask, err := t.approveIf(ctx, c)
+	return ask || err != nil
+}
+
+// Schema returns the JSON Schema of the tool's parameters.
+func (t *Tool) Schema() json.RawMessage { return slices.Clone(t.params.json) }
+
+// Signature returns the tool's call shape in Go syntax, such as
+// "search(query string, limit int) []string".
+func (t *Tool) Signature() string { return t.signature }
+
+// Definition returns the tool as sent to a Chat Completions endpoint.
+func (t *Tool) Definition() openai.Tool {
+	return t.definition(false)
+}
+
+func (t *Tool) definition(strict bool) openai.Tool {
+	params := t.params.json
+	if strict {
+		params = t.params.strictJSON
+	}
+	return openai.Tool{
+		Type: openai.ToolTypeFunction,
+		Function: &openai.FunctionDefinition{
+			Name:        t.name,
+			Description: t.description,
+			Strict:      strict,
+			Parameters:  json.RawMessage(params),
+		},
+	}
+}
+
+// Call runs the tool as the model path does: argsJSON is the model's
+// arguments, and the result is the text the model would read. Arguments
+// that do not fit the schema, a tool error and a panic all come back as a
+// non-nil error, whose text is what the model is told.
+func (t *Tool) Call(ctx context.Context, argsJSON string) (string, error) {
+	v, err := t.call(ctx, argsJSON)
+	if err != nil {
+		return "", err
+	}
+	return resultText(v)
+}
+
+// Run validates args, decodes them into the Go parameters, calls the Go
+// function and returns its result.
+func (t *Tool) Run(ctx context.Context, args map[string]any) (any, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: encode arguments: %w", t.name, err)
+	}
+	return t.call(ctx, string(b))
+}
+
+// call validates and invokes, turning a panic into a *PanicError.
+func (t *Tool) call(ctx context.Context, args string) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return t.invoke(ctx, args)
+}
+
+// resultText is the text the model reads for a tool's Go result: a string
+// as it is, anything else as JSON.
+func resultText(v any) (string, error) {
+	switch r := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return r, nil
+	case json.RawMessage:
+		return string(r), nil
+	case []byte:
+		return string(r), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode result as JSON: %w", err)
+	}
+	return string(b), nil
+}
+
+// PanicError reports a tool that panicked. The agent recovers the panic and
+// tells the model; nothing a tool does can crash the agent.
+type PanicError struct {
+	Tool  string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("tool %q panicked: %v", e.Tool, e.Value)
+}
+
+// ArgumentError reports arguments that do not fit a tool's parameters. Its
+// text names every offending field, what was expected and what came, and
+// lists the parameters, so that a model can correct itself in one turn.
+type ArgumentError struct {
+	Tool     string
+	Problems []string
+	Params   string
+}
+
+func (e *ArgumentError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid arguments for tool %q:", e.Tool)
+	for _, p := range e.Problems {
+		b.WriteString("\n- ")
+		b.WriteString(p)
+	}
+	if e.Params != "" {
+		b.WriteString("\nparameters: ")
+		b.WriteString(e.Params)
+	}
+	return b.String()
+}
+
+// ErrInvalidArguments matches every *ArgumentError with errors.Is.
+var ErrInvalidArguments = errors.New("invalid arguments")
+
+// Is makes errors.Is(err, ErrInvalidArguments) true.
+func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArguments }
+
+// Toolset is the set of tools an agent exposes, by name.
+type Toolset struct {
+	tools  []*Tool
+	byName map[string]*Tool
+}
+
+func newToolset(tools []*Tool) (*Toolset, error) {
+	s := &Toolset{byName: make(map[string]*Tool, len(tools))}
+	for _, t := range tools {
+		if prev, ok := s.byName[t.name]; ok {
+			return nil, fmt.Errorf("two tools are named %q: %s and %s; rename one with onion.Name", t.name, prev.source, t.source)
+		}
+		s.byName[t.name] = t
+		s.tools = append(s.tools, t)
+	}
+	return s, nil
+}
+
+// Get returns the tool called name.
+func (s *Toolset) Get(name string) (*Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Names returns the tools' names in the order the tools were given.
+func (s *Toolset) Names() []string {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.name
+	}
+	return names
+}
+
+// All returns the tools in the order they were given.
+func (s *Toolset) All() []*Tool { return slices.Clone(s.tools) }
+
+// Len returns the number of tools.
+func (s *Toolset) Len() int { return len(s.tools) }
+
+// ToolInfo describes one tool for people: its name, its Go-syntax signature
+// and its description.
+type ToolInfo struct {
+	Name        string
+	Signature   string
+	Description string
+}
