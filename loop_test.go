@@ -376,11 +376,17 @@ func TestHooksAndLogs(t *testing.T) {
 	var mu sync.Mutex
 	note := func(s string) { mu.Lock(); seen = append(seen, s); mu.Unlock() }
 	a := newAgent(t, s, Lookup, onion.WithHooks(onion.Hooks{
-		BeforeModel: func(_ context.Context, e onion.ModelEvent) error { note(fmt.Sprint("before model ", e.Iteration)); return nil },
-		AfterModel:  func(_ context.Context, e onion.ModelEvent) error { note(fmt.Sprint("after model ", e.ToolCalls)); return nil },
-		BeforeTool:  func(_ context.Context, e onion.ToolEvent) error { note("before " + e.Call.Name); return nil },
-		AfterTool:   func(_ context.Context, e onion.ToolEvent) error { note("after " + string(e.Call.Outcome)); return nil },
-		OnComplete:  func(_ context.Context, r *onion.Result) { note("complete " + r.Output) },
+		BeforeModel: func(_ context.Context, e onion.ModelEvent) error {
+			note(fmt.Sprint("before model ", e.Iteration))
+			return nil
+		},
+		AfterModel: func(_ context.Context, e onion.ModelEvent) error {
+			note(fmt.Sprint("after model ", e.ToolCalls))
+			return nil
+		},
+		BeforeTool: func(_ context.Context, e onion.ToolEvent) error { note("before " + e.Call.Name); return nil },
+		AfterTool:  func(_ context.Context, e onion.ToolEvent) error { note("after " + string(e.Call.Outcome)); return nil },
+		OnComplete: func(_ context.Context, r *onion.Result) { note("complete " + r.Output) },
 	}))
 	if _, err := a.Input(context.Background(), "go"); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,264 @@
+package onion_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/oniontest"
+)
+
+// ledger records the writes that ran, in order.
+type ledger struct {
+	mu      sync.Mutex
+	entries []string
+	fail    string
+}
+
+// Append adds an entry to the ledger.
+//
+// entry: the text to add
+func (l *ledger) Append(entry string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if entry == l.fail {
+		return errors.New("the ledger refused " + entry)
+	}
+	l.entries = append(l.entries, entry)
+	return nil
+}
+
+// Refund pays money back.
+//
+// amount: how much to refund
+//
+//onion:approve
+func (l *ledger) Refund(amount int) error { return l.Append("refund") }
+
+func (l *ledger) got() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.entries, ",")
+}
+
+func appends(entries ...string) oniontest.Step {
+	var calls []oniontest.ToolCall
+	for _, e := range entries {
+		calls = append(calls, oniontest.Call("append", `{"entry":"`+e+`"}`))
+	}
+	return oniontest.ToolCalls(calls...)
+}
+
+func TestWritesRunInModelOrder(t *testing.T) {
+	l := &ledger{}
+	s := oniontest.NewServer(t, appends("a", "b", "c"), oniontest.Text("done"))
+	res, err := newAgent(t, s, l).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.got() != "a,b,c" {
+		t.Errorf("writes ran as %s, want a,b,c", l.got())
+	}
+	for _, c := range res.ToolCalls {
+		if c.Outcome != onion.Succeeded || c.Intent != onion.Write {
+			t.Errorf("call %+v", c)
+		}
+	}
+}
+
+func TestFailedWriteSkipsTheRest(t *testing.T) {
+	l := &ledger{fail: "a"}
+	s := oniontest.NewServer(t, appends("a", "b", "c"), oniontest.Text("done"))
+	res, err := newAgent(t, s, l).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.got() != "" {
+		t.Errorf("writes after the failed one ran: %s", l.got())
+	}
+	msgs := toolMessages(t, s, 1)
+	want := []onion.Outcome{onion.Failed, onion.Skipped, onion.Skipped}
+	for i, c := range res.ToolCalls {
+		if c.Outcome != want[i] {
+			t.Errorf("call %d ended %s, want %s", i, c.Outcome, want[i])
+		}
+		if i > 0 && !strings.HasPrefix(msgs[c.ID], "the tool did not run, so it is safe to call again") {
+			t.Errorf("call %d message = %q", i, msgs[c.ID])
+		}
+	}
+}
+
+func TestApprovalFailsClosed(t *testing.T) {
+	l := &ledger{}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("refund", `{"amount":5}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, l).Run(context.Background(), "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.ToolCalls[0]; c.Outcome != onion.Denied || l.got() != "" {
+		t.Errorf("outcome %s, ledger %q", c.Outcome, l.got())
+	}
+	if msg := toolMessages(t, s, 1)[res.ToolCalls[0].ID]; !strings.Contains(msg, "denied") {
+		t.Errorf("model was told %q", msg)
+	}
+}
+
+func TestApprovalYesRunsOnce(t *testing.T) {
+	l := &ledger{}
+	var asked []onion.Call
+	approve := onion.Approver(func(_ context.Context, c onion.Call) (bool, error) {
+		asked = append(asked, c)
+		return true, nil
+	})
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("refund", `{"amount":5}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, l, approve).Run(context.Background(), "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ToolCalls[0].Outcome != onion.Succeeded || l.got() != "refund" || len(asked) != 1 {
+		t.Fatalf("outcome %s, ledger %q, asked %d", res.ToolCalls[0].Outcome, l.got(), len(asked))
+	}
+	if c := asked[0]; c.Name != "refund" || string(c.Arguments) != `{"amount":5}` || c.RunID != res.RunID {
+		t.Errorf("approver got %+v", c)
+	}
+}
+
+func TestTerminalApprover(t *testing.T) {
+	for _, tc := range []struct {
+		answer string
+		ran    bool
+	}{{"y\n", true}, {"n\n", false}, {"", false}} {
+		l := &ledger{}
+		var out strings.Builder
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("refund", `{"amount":5}`)), oniontest.Text("done"))
+		a := newAgent(t, s, l, onion.Approver(onion.TerminalApprover(strings.NewReader(tc.answer), &out)))
+		if _, err := a.Run(context.Background(), "refund"); err != nil {
+			t.Fatal(err)
+		}
+		if ran := l.got() == "refund"; ran != tc.ran || !strings.Contains(out.String(), "refund") {
+			t.Errorf("answer %q: ran %v, prompt %q", tc.answer, ran, out.String())
+		}
+	}
+}
+
+func TestApproveIfPanicMeansAsk(t *testing.T) {
+	var ran, asked atomic.Int32
+	tool, err := onion.NewTool(func(struct{}) error { ran.Add(1); return nil }, onion.Name("pay"),
+		onion.ApproveIf(func(context.Context, onion.Call) (bool, error) { panic("predicate bug") }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	approve := onion.Approver(func(context.Context, onion.Call) (bool, error) { asked.Add(1); return false, nil })
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("pay", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool, approve).Run(context.Background(), "pay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked.Load() != 1 || ran.Load() != 0 || res.ToolCalls[0].Outcome != onion.Denied {
+		t.Errorf("asked %d, ran %d, outcome %s", asked.Load(), ran.Load(), res.ToolCalls[0].Outcome)
+	}
+}
+
+func TestIdempotentWriteRetriedWithTheSameKey(t *testing.T) {
+	var mu sync.Mutex
+	var seen []onion.Call
+	tool, err := onion.NewTool(func(ctx context.Context, _ struct{}) error {
+		c, ok := onion.CallInfo(ctx)
+		if !ok {
+			return errors.New("no call info")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, c)
+		if len(seen) == 1 {
+			return errors.New("flaky")
+		}
+		return nil
+	}, onion.Name("charge"), onion.Idempotent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("charge", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool, onion.ToolRetries(2)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || res.ToolCalls[0].Outcome != onion.Succeeded || res.ToolCalls[0].Attempts != 2 {
+		t.Fatalf("attempts %d, call %+v", len(seen), res.ToolCalls[0])
+	}
+	if seen[0].IdempotencyKey == "" || seen[0].IdempotencyKey != seen[1].IdempotencyKey || seen[0].Attempt != 1 || seen[1].Attempt != 2 || seen[0].ID != seen[1].ID {
+		t.Errorf("attempts saw %+v and %+v", seen[0], seen[1])
+	}
+}
+
+func TestPlainWriteRunsOnce(t *testing.T) {
+	var ran atomic.Int32
+	tool, err := onion.NewTool(func(struct{}) error { ran.Add(1); return errors.New("flaky") }, onion.Name("send"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("send", `{}`)), oniontest.Text("done"))
+	if _, err := newAgent(t, s, tool, onion.ToolRetries(3)).Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if ran.Load() != 1 {
+		t.Errorf("a non-idempotent write ran %d times", ran.Load())
+	}
+}
+
+func TestWriteCutByTimeoutIsOutcomeUnknown(t *testing.T) {
+	tool, err := onion.NewTool(func(ctx context.Context, _ struct{}) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}, onion.Name("transfer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("transfer", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool, onion.ToolTimeout(20*time.Millisecond)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.ToolCalls[0]
+	if c.Outcome != onion.OutcomeUnknown || !strings.Contains(toolMessages(t, s, 1)[c.ID], "nobody knows whether it took effect") {
+		t.Errorf("call = %+v", c)
+	}
+}
+
+func TestReadRetried(t *testing.T) {
+	var n atomic.Int32
+	tool, err := onion.NewTool(func(struct{}) (string, error) {
+		if n.Add(1) < 3 {
+			return "", errors.New("try again")
+		}
+		return "got it", nil
+	}, onion.Name("fetch"), onion.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("fetch", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool, onion.ToolRetries(2)).Run(context.Background(), "go")
+	if err != nil || res.ToolCalls[0].Outcome != onion.Succeeded || n.Load() != 3 {
+		t.Errorf("err %v, call %+v, attempts %d", err, res.ToolCalls[0], n.Load())
+	}
+}
+
+func TestOutputCapped(t *testing.T) {
+	tool, err := onion.NewTool(func(struct{}) string { return strings.Repeat("x", 100) }, onion.Name("big"), onion.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("big", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool, onion.MaxToolOutput(10)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := res.ToolCalls[0].Output; !strings.HasPrefix(out, strings.Repeat("x", 10)+"\n[output cut: 90 of 100 bytes not shown]") {
+		t.Errorf("output = %q", out)
+	}
+}
