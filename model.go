@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -35,7 +36,7 @@ func (a *Agent) callModel(ctx context.Context, req openai.ChatCompletionRequest,
 		var r reply
 		var err error
 		if emit != nil {
-			r, err = a.streamOnce(ctx, req, emit)
+			r, err = a.streamOnce(ctx, req, emit, hint)
 		} else {
 			r, err = a.once(ctx, req)
 		}
@@ -84,7 +85,7 @@ type streamChunk struct {
 	Error *openai.APIError `json:"error,omitempty"`
 }
 
-func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest, emit func(Event)) (reply, error) {
+func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest, emit func(Event), hint *retryHint) (reply, error) {
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	stream, err := a.client.CreateChatCompletionStream(ctx, req)
@@ -101,7 +102,14 @@ func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err == nil && len(raw) == 0 {
+			// go-openai could not decode an error event.
+			err = errors.New("the stream ended with an error event")
+		}
 		if err != nil {
+			if se := hint.streamError(); se != nil {
+				return reply{}, fmt.Errorf("the model endpoint reported an error mid-stream: %w", se)
+			}
 			return reply{}, err
 		}
 		var chunk streamChunk
@@ -235,7 +243,52 @@ type retryAfterRecorder struct{ inner openai.HTTPDoer }
 
 type retryAfterKey struct{}
 
-type retryHint struct{ after time.Duration }
+// retryHint carries what the HTTP layer saw back to callModel: the
+// Retry-After of a failed response, and the tail of a stream, where an
+// error event that go-openai cannot decode may be read.
+type retryHint struct {
+	after time.Duration
+	tail  *tailBuffer
+}
+
+// tailBuffer keeps the last bytes read through it.
+type tailBuffer struct {
+	io.ReadCloser
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	t.mu.Lock()
+	t.buf = append(t.buf, p[:n]...)
+	if len(t.buf) > 8<<10 {
+		t.buf = t.buf[len(t.buf)-8<<10:]
+	}
+	t.mu.Unlock()
+	return n, err
+}
+
+// streamError finds the last error event in the stream's tail.
+func (h *retryHint) streamError() error {
+	if h.tail == nil {
+		return nil
+	}
+	h.tail.mu.Lock()
+	defer h.tail.mu.Unlock()
+	lines := strings.Split(string(h.tail.buf), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		data, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "data:")
+		if !ok || !strings.Contains(data, `"error"`) {
+			continue
+		}
+		var e openai.ErrorResponse
+		if json.Unmarshal([]byte(strings.TrimSpace(data)), &e) == nil && e.Error != nil {
+			return e.Error
+		}
+	}
+	return nil
+}
 
 func withRetryAfter(ctx context.Context) (context.Context, *retryHint) {
 	h := &retryHint{}
@@ -244,11 +297,15 @@ func withRetryAfter(ctx context.Context) (context.Context, *retryHint) {
 
 func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := r.inner.Do(req)
-	if err != nil || resp.StatusCode < 400 {
+	h, ok := req.Context().Value(retryAfterKey{}).(*retryHint)
+	if err != nil || !ok {
 		return resp, err
 	}
-	if h, ok := req.Context().Value(retryAfterKey{}).(*retryHint); ok {
+	if resp.StatusCode >= 400 {
 		h.after = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	} else if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		h.tail = &tailBuffer{ReadCloser: resp.Body}
+		resp.Body = h.tail
 	}
 	return resp, err
 }
