@@ -385,3 +385,13 @@ func (a *Agent) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Definitions returns the tools as the agent sends them to the model
+// (strict schemas when the agent is Strict).
+func (a *Agent) Definitions() []openai.Tool {
+	defs := make([]openai.Tool, len(a.tools.tools))
+	for i, t := range a.tools.tools {
+		defs[i] = t.definition(a.cfg.strict)
+	}
+	return defs
+}

@@ -191,10 +191,7 @@ func (a *Agent) request(msgs []openai.ChatCompletionMessage, withTools bool) ope
 		req.Temperature = *a.cfg.temperature
 	}
 	if withTools {
-		req.Tools = make([]openai.Tool, len(a.tools.tools))
-		for i, t := range a.tools.tools {
-			req.Tools[i] = t.definition(a.cfg.strict)
-		}
+		req.Tools = a.Definitions()
 		req.ToolChoice = "auto"
 	} else if a.tools.Len() > 0 {
 		all = append(all, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: capNote})

@@ -198,7 +198,7 @@ type deriver struct{ hint string }
 func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 	switch t {
 	case durationType:
-		return &jsonschema.Schema{Type: "string", Description: `a duration in Go syntax, such as "90s" or "1h30m"`}
+		return &jsonschema.Schema{Type: "string", Description: durationHint, Pattern: durationPattern}
 	case rawMessageType:
 		return &jsonschema.Schema{}
 	}
@@ -238,13 +238,27 @@ func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 	return s
 }
 
+const (
+	durationHint    = `a duration such as "90s" or "1h30m"`
+	durationPattern = `^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))*$`
+)
+
 // lookupComment describes a field by its `doc:"..."` tag or its doc comment
 // in the source, and a struct type by its doc comment.
-func (d deriver) lookupComment(t reflect.Type, field string) string {
+func (d deriver) lookupComment(t reflect.Type, field string) (desc string) {
 	if field != "" {
 		if f, ok := t.FieldByName(field); ok {
 			if doc := f.Tag.Get("doc"); doc != "" {
 				return doc
+			}
+			if f.Type == durationType || f.Type.Kind() == reflect.Pointer && f.Type.Elem() == durationType {
+				defer func() {
+					if desc == "" {
+						desc = durationHint
+					} else {
+						desc += " (" + durationHint + ")"
+					}
+				}()
 			}
 		}
 	}
@@ -423,6 +437,7 @@ func (p *paramSchema) validate(args []byte) []string {
 			return
 		}
 		c := santhosh.NewCompiler()
+		c.AssertFormat()
 		if err := c.AddResource("tool.json", doc); err != nil {
 			p.validatorErr = err
 			return
@@ -443,6 +458,7 @@ func (p *paramSchema) validate(args []byte) []string {
 	}
 	var out []string
 	collectProblems(ve, inst, &out)
+	slices.Sort(out) // the validator's order follows map order
 	return out
 }
 
