@@ -678,12 +678,14 @@ func (sc *scanner) typeErr(want string) error {
 			got = "boolean"
 		case c == 'n':
 			got = "null"
-		default:
-			if raw, err := sc.skip(); err == nil {
-				got = "number " + raw
-			} else {
-				return err
+		case c == '-' || c >= '0' && c <= '9':
+			j := sc.i + 1
+			for j < len(sc.s) && strings.IndexByte("0123456789.eE+-", sc.s[j]) >= 0 {
+				j++
 			}
+			got = "number " + sc.s[sc.i:j]
+		default:
+			return sc.syntaxErr(fmt.Sprintf("invalid character %q", c))
 		}
 	}
 	return &typeError{want: want, got: got}
