@@ -1,0 +1,71 @@
+package script
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+)
+
+// response is what request returns to a script: status, headers, body,
+// truncated and json().
+type response struct {
+	method, path string
+	status       int
+	headers      *starlark.Dict
+	body         string
+	truncated    bool
+}
+
+var _ starlark.HasAttrs = (*response)(nil)
+
+func (r *response) String() string {
+	return fmt.Sprintf("<response %s %s: %d>", r.method, r.path, r.status)
+}
+func (r *response) Type() string          { return "response" }
+func (r *response) Freeze()               {} // immutable
+func (r *response) Truth() starlark.Bool  { return true }
+func (r *response) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: response") }
+
+func (r *response) AttrNames() []string {
+	return []string{"body", "headers", "json", "status", "truncated"}
+}
+
+func (r *response) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "status":
+		return starlark.MakeInt(r.status), nil
+	case "headers":
+		return r.headers, nil
+	case "body":
+		return starlark.String(r.body), nil
+	case "truncated":
+		return starlark.Bool(r.truncated), nil
+	case "json":
+		return starlark.NewBuiltin("json", r.json), nil
+	}
+	return nil, nil
+}
+
+// json parses the body.
+func (r *response) json(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+		return nil, err
+	}
+	if r.truncated {
+		return nil, fmt.Errorf("the body of %s %s was cut at script.MaxResponseBytes and cannot be parsed", r.method, r.path)
+	}
+	v, err := decodeJSON([]byte(r.body))
+	if err != nil {
+		return nil, fmt.Errorf("the body of %s %s (status %d): %w", r.method, r.path, r.status, err)
+	}
+	return v, nil
+}
+
+// summary is the response as a tool result, when a script returns one.
+func (r *response) summary() map[string]any {
+	h := map[string]any{}
+	for _, kv := range r.headers.Items() {
+		h[string(kv[0].(starlark.String))] = string(kv[1].(starlark.String))
+	}
+	return map[string]any{"status": r.status, "headers": h, "body": r.body, "truncated": r.truncated}
+}
