@@ -66,7 +66,9 @@ func (r *funcRef) facts() (srcdoc.Func, bool, error) {
 // when the runtime knows the file and it is on disk, otherwise in the
 // directory the locator finds for its import path.
 func (r *funcRef) find() {
-	if r.file != "" {
+	// A //line directive can name a file that is not Go (a .y grammar, a
+	// template); such funcs are looked up by import path.
+	if strings.HasSuffix(r.file, ".go") {
 		if _, err := os.Stat(r.file); err == nil {
 			name, err := packageClause(r.file)
 			if err != nil {

@@ -42,8 +42,11 @@ func (n *Notes) Add(text string, pinned bool) int {
 	return len(n.Items)
 }
 
-// Len counts the notes.
-func (n Notes) Len() int { return len(n.Items) }
+// Tag labels a note.
+type Tag struct{ name string }
+
+// Title returns the tag's name in title case.
+func (t Tag) Title(lang string) string { return t.name }
 
 // Color is a note's color.
 type Color string
@@ -64,6 +67,8 @@ type registeredType int
 
 const thisPkg = "github.com/onionkit/onion/internal/gosource_test"
 
+var title = srcdoc.Func{Name: "Tag.Title", Doc: []string{"Title returns the tag's name in title case."}, Params: []string{"lang"}}
+
 func TestForFunc(t *testing.T) {
 	notes := &Notes{}
 	tests := []struct {
@@ -81,13 +86,11 @@ func TestForFunc(t *testing.T) {
 		{name: "bound method value, pointer receiver", fn: notes.Add, want: srcdoc.Func{Name: "Notes.Add",
 			Doc:    []string{"Add appends a note.", "", "onion:intent write", "onion:approve"},
 			Params: []string{"text", "pinned"}}},
-		{name: "bound method value, value receiver", fn: notes.Len, want: srcdoc.Func{Name: "Notes.Len",
-			Doc: []string{"Len counts the notes."}}},
+		{name: "bound method value, value receiver", fn: Tag{}.Title, want: title},
 		{name: "method expression", fn: (*Notes).Add, want: srcdoc.Func{Name: "Notes.Add",
 			Doc:    []string{"Add appends a note.", "", "onion:intent write", "onion:approve"},
 			Params: []string{"text", "pinned"}}},
-		{name: "method expression, value receiver", fn: Notes.Len, want: srcdoc.Func{Name: "Notes.Len",
-			Doc: []string{"Len counts the notes."}}},
+		{name: "method expression, value receiver", fn: Tag.Title, want: title},
 		{name: "anonymous func", fn: outer(), absent: true},
 		{name: "func literal", fn: func(x int) {}, absent: true},
 		{name: "nil func", fn: (func())(nil), absent: true},
@@ -115,7 +118,6 @@ func TestForFunc(t *testing.T) {
 func TestForMethod(t *testing.T) {
 	add := srcdoc.Func{Name: "Notes.Add", Doc: []string{"Add appends a note.", "", "onion:intent write", "onion:approve"},
 		Params: []string{"text", "pinned"}}
-	length := srcdoc.Func{Name: "Notes.Len", Doc: []string{"Len counts the notes."}}
 	tests := []struct {
 		typ             reflect.Type
 		method          string
@@ -123,8 +125,8 @@ func TestForMethod(t *testing.T) {
 		want            srcdoc.Func
 	}{
 		{reflect.TypeFor[*Notes](), "Add", true, true, add},
-		{reflect.TypeFor[*Notes](), "Len", true, true, length}, // value receiver
-		{reflect.TypeFor[Notes](), "Len", true, true, length},
+		{reflect.TypeFor[*Tag](), "Title", true, true, title}, // value receiver, via the pointer
+		{reflect.TypeFor[Tag](), "Title", true, true, title},
 		{reflect.TypeFor[*Notes](), "Lock", false, false, srcdoc.Func{}}, // promoted from sync.Mutex
 		{reflect.TypeFor[*Notes](), "Unlock", false, false, srcdoc.Func{}},
 		{reflect.TypeFor[*Notes](), "TryLock", false, false, srcdoc.Func{}},

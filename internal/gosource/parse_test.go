@@ -55,7 +55,7 @@ func TestParseDirFuncs(t *testing.T) {
 			params: []string{"query", "", "limit", "offset"}},
 		{name: "TodoList.Add", doc: []string{"Add adds a task to the list.", "", "onion:intent write", "onion:approve"},
 			params: []string{"title", "p"}},
-		{name: "TodoList.Get", doc: []string{"Get returns the task with the given id.", "onion:intent read"}, params: []string{"id"}},
+		{name: "TodoList.Get", doc: []string{"Get returns the task with the given id.", "", "onion:intent read"}, params: []string{"id"}},
 		{name: "TodoList.Clear", doc: []string{"Clear empties the list.", "", "It cannot be undone."}},
 		{name: "unnamed", params: []string{"", ""}},
 		{name: "List.Push", doc: []string{"Push appends v."}, params: []string{"v"}},
@@ -172,20 +172,68 @@ func TestParseDirTests(t *testing.T) {
 }
 
 func TestParseDirErrors(t *testing.T) {
+	broken := t.TempDir()
+	writeFile(t, filepath.Join(broken, "ok.go"), "package broken\n\n// Fine is fine.\nfunc Fine() {}\n")
+	writeFile(t, filepath.Join(broken, "broken.go"), "package broken\n\n// Broken does not parse.\nfunc Broken( {\n")
+	// A file of another package is not read, so its errors do not count.
+	writeFile(t, filepath.Join(broken, "other.go"), "package other\n\nfunc {\n")
 	tests := []struct {
 		dir, pkgName string
 		want         string // in the error message
 	}{
-		{"testdata/broken", "broken", filepath.Join("testdata", "broken", "broken.go") + ":4:"},
+		{broken, "broken", filepath.Join(broken, "broken.go") + ":4:14: expected ')'"},
 		{"testdata/missing", "missing", "missing"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.dir, func(t *testing.T) {
+		t.Run(tt.pkgName, func(t *testing.T) {
 			_, err := gosource.ParseDir(tt.dir, tt.pkgName, false)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDocLines reads the doc comment of func F in files gofmt would change:
+// gofmt puts a blank line before directives and trims trailing spaces, but
+// the reader must not depend on it.
+func TestDocLines(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"directive right after text", "// F reads.\n//onion:intent read\n", []string{"F reads.", "onion:intent read"}},
+		{"directives kept verbatim", "// F.\n//\n//onion:approve\n//go:generate echo hi\n//line x.go:1\n",
+			[]string{"F.", "", "onion:approve", "go:generate echo hi", "line x.go:1"}},
+		{"blank lines collapsed and trimmed", "//\n//\n// F.   \n//\n//\n//\n// More.\t\n//\n", []string{"F.", "", "More."}},
+		{"no space after slashes", "//F has no space.\n", []string{"F has no space."}},
+		{"only the first space goes", "// F:\n//   indented\n", []string{"F:", "  indented"}},
+		{"block comment", "/*\nF does things.\n\n\tIndented.\n*/\n", []string{"F does things.", "", "\tIndented."}},
+		{"one-line block comment", "/* F is short. */\n", []string{" F is short."}},
+		{"blocks and lines", "/* F. */\n// More.\n", []string{" F.", "More."}},
+		{"no doc", "", nil},
+		{"empty comment", "//\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "p.go"), "package p\n\n"+tt.doc+"func F() {}\n")
+			pkg, err := gosource.ParseDir(dir, "p", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := findFunc(pkg, "F")
+			if !reflect.DeepEqual(f.Doc, tt.want) {
+				t.Errorf("Doc = %q, want %q", f.Doc, tt.want)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
