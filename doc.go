@@ -1,0 +1,76 @@
+// Package onion builds LLM agents whose tools are plain Go.
+//
+// # Tools
+//
+// A documented Go function is a tool. NewAgent (and NewTool, ToolsFrom)
+// accept:
+//
+//   - a func with positional parameters, func Search(query string, limit int) ([]string, error):
+//     parameter names and the description come from the Go source, found
+//     through the runtime, or from facts the oniondoc generator registered
+//     for binaries shipped without source;
+//   - a func with one struct argument, optionally after a context.Context:
+//     the fields are the parameters, named by their json tags and described
+//     by a doc:"..." tag, invopop's jsonschema:"description=..." or their doc
+//     comment; jsonschema keywords such as enum=, default=, minimum= count;
+//   - a pointer to a struct: every exported method declared on its type is
+//     a tool sharing the instance (promoted methods, Close and String are
+//     not), and Agent.Close closes an instance that is an io.Closer;
+//   - a *Tool or []*Tool.
+//
+// The tool name is the snake_case Go name (CreateTicket → create_ticket).
+// The description is the first paragraph of the doc comment. A paragraph of
+// "name: text" lines describes parameters. Lines "onion:..." are
+// directives, never sent to the model. Schemas are derived once per Go type
+// and cached; a named string or integer type with constants declared in its
+// package becomes an enum.
+//
+// Arguments are checked before the Go function runs: the call decodes the
+// JSON straight into the Go values, checking types, required and unknown
+// fields, enums and bounds on the way, and a full JSON Schema validator
+// explains a rejection, naming every offending field. Tool.Call runs a
+// tool exactly as the model path does, with no model at all.
+//
+// # Directives
+//
+// Directives go in the doc comment, Go directive style:
+//
+//	// Balance returns the balance of an account.
+//	//
+//	//onion:intent read
+//	func Balance(account string) (int, error)
+//
+//	// Charge takes money from an account; safe to retry with the same call.
+//	//
+//	//onion:idempotent
+//	func Charge(ctx context.Context, c Charge) error
+//
+//	// Refund pays money back.
+//	//
+//	//onion:approve
+//	func Refund(ctx context.Context, r Refund) error
+//
+// onion:intent takes read, write (the default) or delete. The ToolOptions
+// Intent (Read, Write, Delete), Idempotent, RequireApproval and ApproveIf
+// say the same for NewTool.
+//
+// # The loop
+//
+// Agent.Run sends the prompt to any OpenAI-compatible Chat Completions
+// endpoint and runs the tool calls the model asks for, round after round,
+// up to MaxIterations; then it asks once more without tools for an answer
+// from the evidence. Unknown tools, malformed or invalid arguments, tool
+// errors, panics and timeouts all go back to the model as tool messages;
+// only the endpoint (after retries) or the caller's context end a run
+// early.
+//
+// Read calls of one response run concurrently (MaxParallel); writes and
+// deletes run one at a time in the model's order, and once one fails, is
+// denied or ends with an unknown outcome, the later ones are skipped with a
+// message beginning "the tool did not run, so it is safe to call again".
+// Calls that need approval wait for the Approver; without one they are
+// denied. Every call ends with an Outcome, and a tool reads its Call,
+// including an IdempotencyKey stable across retries, with CallInfo.
+//
+// Package oniontest is a real Chat Completions server for testing agents.
+package onion
