@@ -1,0 +1,79 @@
+// Package builtin holds the tools that come with onion: a todo list, a
+// memory, a confined directory of files, a shell, web search, web fetch and
+// a headless browser. Each is an ordinary onion tool source — a struct whose
+// documented methods are the tools, or a func wrapped with onion.NewTool —
+// so besides being useful they show how tools are written: the first
+// paragraph of a method's doc comment is what the model reads, a paragraph
+// of "name: text" lines describes the parameters, and //onion: directive
+// lines set the intent.
+//
+// # Choosing tools
+//
+// Tools returns a ready set by name, with defaults:
+//
+//	tools, err := builtin.Tools("todo", "files")
+//	if err != nil { ... }
+//	agent, err := onion.NewAgent("helper", tools)
+//
+// For other settings, call a constructor and give the result to
+// onion.NewAgent (or to onion.ToolsFrom):
+//
+//	files, err := builtin.NewFiles("./workspace", builtin.MaxFileBytes(1<<20))
+//	shell := builtin.NewShell(builtin.ShellDir("./workspace"), builtin.ReadOnlyCommands("ls", "cat", "wc"))
+//	mem, err := builtin.NewMemory("memory.json")
+//
+// Give a model only the tools its job needs: each one is more text in every
+// request and one more thing it can get wrong.
+//
+// # The tools
+//
+// Every tool name is unique across the package, so any references can be
+// combined. Intent says what a tool does to the world (read, write or
+// delete); run_command also asks the agent's approver before every command
+// unless ReadOnlyCommands lets it through.
+//
+//	reference   tool         intent  limits
+//	todo        add          write   text up to 500 bytes; at most 1000 tasks
+//	todo        list         read    -
+//	todo        complete     write   idempotent
+//	todo        remove       delete  -
+//	memory      remember     write   key up to 200 bytes, value up to 4 KiB, at most 1000 keys; idempotent
+//	memory      recall       read    -
+//	memory      forget       delete  -
+//	memory      memories     read    returns every key with its value
+//	files       read_file    read    text files up to MaxFileBytes (256 KiB)
+//	files       write_file   write   up to MaxFileBytes; atomic; idempotent
+//	files       list_files   read    up to MaxFileResults (200) entries
+//	files       glob         read    up to MaxFileResults matches; ** skips .git
+//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git
+//	files       delete_file  delete  files and empty directories only
+//	shell       run_command  write   approval; ShellTimeout (30 s) kills the process group; ShellMaxOutput (64 KiB)
+//	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY
+//	web_fetch   web_fetch    read    public http(s) only; MaxBodyBytes (2 MiB); FetchTimeout (20 s); 5 redirects
+//	browser     goto         read    public addresses only; BrowserTimeout (30 s) per call
+//	browser     page_text    read    20,000 characters
+//	browser     click        write   -
+//	browser     type_text    write   -
+//	browser     screenshot   read    writes a PNG under BrowserScreenshotDir only
+//	browser     new_tab      read    -
+//	browser     switch_tab   read    -
+//	browser     list_tabs    read    -
+//	browser     close_tab    read    -
+//
+// # Safety
+//
+// The files tools use an os.Root: a path that is absolute, climbs above the
+// root with .., or passes through a symbolic link pointing outside it is
+// refused, and writes go to a temporary file in the same directory that is
+// then renamed, so a file is never seen half-written. Memory writes its file
+// the same way, and refuses to open a file it cannot parse rather than
+// start empty and overwrite it. run_command runs each command in its own
+// process group and kills the whole group when it times out or finishes, so
+// nothing it starts outlives the call. web_fetch and the browser reach only
+// public internet addresses unless told otherwise (AllowAddresses,
+// BrowserAllowAddresses).
+//
+// TodoList, Memory, Files and Browser are safe for concurrent use; Files and
+// Browser hold resources that Close releases, which an agent does when it is
+// closed.
+package builtin
