@@ -1,0 +1,125 @@
+// Research shows an agent that searches the web and reads pages in bounded
+// rounds, and answers follow-up questions in the same conversation. It uses
+// the built-in web_search and web_fetch tools; at most four rounds of tool
+// calls are made per question (onion.MaxIterations), after which the model
+// must answer from what it has. The system prompt tells it to report what
+// failed instead of filling gaps from memory.
+//
+// The search provider comes from the environment (see builtin.SearchFromEnv):
+// SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY. Questions are the arguments,
+// or lines read from standard input when there are none:
+//
+//	OPENAI_API_KEY=sk-... BRAVE_API_KEY=... go run ./examples/research "What is new in Go 1.26?" "Which of those affect generics?"
+//	OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=qwen3 SEARXNG_URL=http://localhost:8888 go run ./examples/research
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin"
+)
+
+const systemPrompt = `You answer research questions using web_search and web_fetch.
+Search first, then fetch the most relevant pages and answer from what they say, citing their URLs.
+If a search or a fetch fails, or the pages do not answer the question, say exactly that: never invent facts, URLs or quotes.`
+
+// config is what the program runs with: the model's endpoint and the tools,
+// which a test replaces with ones pointed at loopback servers.
+type config struct {
+	env    func(string) string
+	search *onion.Tool
+	fetch  *onion.Tool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	provider, err := builtin.SearchFromEnv()
+	if err != nil {
+		// web_search still exists and tells the model it cannot search,
+		// which the model is asked to pass on.
+		fmt.Fprintln(os.Stderr, "research: no search provider:", err)
+	}
+	cfg := config{
+		env:    os.Getenv,
+		search: builtin.NewWebSearch(provider),
+		fetch:  builtin.NewWebFetch(),
+	}
+	if err := run(ctx, os.Stdin, os.Stdout, os.Args[1:], cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "research:", err)
+		os.Exit(1)
+	}
+}
+
+// run answers each question in questions, or each line of in when there
+// are none, in one conversation.
+func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, cfg config) error {
+	env := cfg.env
+	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
+	}
+	opts := []any{cfg.search, cfg.fetch,
+		onion.MaxIterations(4),
+		onion.SystemPrompt(systemPrompt),
+		onion.BaseURL(env("OPENAI_BASE_URL")),
+		onion.APIKey(env("OPENAI_API_KEY")),
+	}
+	if m := env("ONION_MODEL"); m != "" {
+		opts = append(opts, onion.Model(m))
+	}
+	agent, err := onion.NewAgent("research", opts...)
+	if err != nil {
+		return err
+	}
+	defer agent.Close()
+
+	ask := func(q string) error {
+		res, err := agent.Run(ctx, q)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "> %s\n", q)
+		for _, c := range res.ToolCalls {
+			line := fmt.Sprintf("  [%s %s: %s]", c.Name, c.Arguments, c.Outcome)
+			if c.Error != "" {
+				line += " " + firstLine(c.Error)
+			}
+			fmt.Fprintln(out, line)
+		}
+		fmt.Fprintf(out, "%s\n(%d rounds of tools, stopped: %s)\n\n", res.Output, res.Iterations, res.StopReason)
+		return nil
+	}
+	if len(questions) > 0 {
+		for _, q := range questions {
+			if err := ask(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	fmt.Fprintln(out, "Ask a question; follow-ups may refer to earlier answers. An empty line ends.")
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		q := strings.TrimSpace(sc.Text())
+		if q == "" {
+			break
+		}
+		if err := ask(q); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
