@@ -21,7 +21,9 @@ type benchResult struct {
 	Query string `json:"query"`
 }
 
-func benchSearch(a benchArgs) (benchResult, error) { return benchResult{Hits: a.Limit, Query: a.Query}, nil }
+func benchSearch(a benchArgs) (benchResult, error) {
+	return benchResult{Hits: a.Limit, Query: a.Query}, nil
+}
 
 // BenchSearch searches.
 //

@@ -125,7 +125,6 @@ func GetHTTPStatus(code uint8) (string, error) { return "", nil }
 // Variadic cannot be a tool.
 func Variadic(xs ...int) {}
 
-
 // Chan takes a channel.
 func Chan(c struct {
 	C chan int `json:"c"`
