@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -228,7 +229,7 @@ func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error
 	if err != nil {
 		return nil, err
 	}
-	t.signature = signature(t.name, in, names, structArg, ft, src.pkgPath)
+	t.signature = signature(t.name, in, names, ft, src.pkgPath)
 	needsPtr := structArg && argType.Kind() == reflect.Pointer
 	elemType := argType
 	if needsPtr {
@@ -356,19 +357,25 @@ func (r results) extract(out []reflect.Value) (any, error) {
 }
 
 // signature renders the tool in Go syntax: search(query string, limit int) []string.
-func signature(name string, in []reflect.Type, names []string, structArg bool, ft reflect.Type, pkgPath string) string {
+func signature(name string, in []reflect.Type, names []string, ft reflect.Type, pkgPath string) string {
+	// reflect qualifies types by package name ("main.Ticket"); drop the
+	// qualifier of the tool's own package.
+	types := slices.Clone(in)
+	if ft.NumOut() > 0 {
+		types = append(types, ft.Out(0))
+	}
 	qual := ""
-	if i := strings.LastIndex(pkgPath, "/"); i >= 0 {
-		qual = pkgPath[i+1:] + "."
-	} else if pkgPath != "" {
-		qual = pkgPath + "."
+	for _, t := range types {
+		if q := qualifier(t, pkgPath); q != "" {
+			qual = q
+			break
+		}
 	}
 	short := func(t reflect.Type) string {
-		s := t.String()
-		if qual != "" {
-			s = strings.ReplaceAll(s, qual, "")
+		if qual == "" {
+			return t.String()
 		}
-		return s
+		return strings.ReplaceAll(t.String(), qual, "")
 	}
 	var b strings.Builder
 	b.WriteString(name)
@@ -381,9 +388,6 @@ func signature(name string, in []reflect.Type, names []string, structArg bool, f
 		if i < len(names) && names[i] != "" {
 			n = names[i]
 		}
-		if structArg && len(names) == 0 {
-			n = "args"
-		}
 		b.WriteString(n + " " + short(t))
 	}
 	b.WriteByte(')')
@@ -391,6 +395,24 @@ func signature(name string, in []reflect.Type, names []string, structArg bool, f
 		b.WriteString(" " + short(ft.Out(0)))
 	}
 	return b.String()
+}
+
+// qualifier finds the "name." reflect writes before the named types of
+// package pkgPath within t.
+func qualifier(t reflect.Type, pkgPath string) string {
+	if t.Name() != "" && t.PkgPath() == pkgPath && pkgPath != "" {
+		return strings.TrimSuffix(t.String(), t.Name())
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return qualifier(t.Elem(), pkgPath)
+	case reflect.Map:
+		if q := qualifier(t.Key(), pkgPath); q != "" {
+			return q
+		}
+		return qualifier(t.Elem(), pkgPath)
+	}
+	return ""
 }
 
 var closureRE = regexp.MustCompile(`\.func\d+(\.\d+)*$`)
