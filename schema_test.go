@@ -84,7 +84,7 @@ type Order struct {
 	Raw       json.RawMessage   `json:"raw,omitempty"`
 	Anything  any               `json:"anything,omitempty"`
 	Ignored   string            `json:"-"`
-	unexposed string
+	unexposed string            //lint:ignore U1000 unexported fields must not become parameters
 }
 
 // PlaceOrder places an order.

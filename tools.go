@@ -47,7 +47,6 @@ type toolConfig struct {
 	approve     bool
 	approveIf   func(context.Context, Call) (bool, error)
 	closer      io.Closer
-	strict      bool
 }
 
 type toolOptionFunc func(*toolConfig)

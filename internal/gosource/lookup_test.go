@@ -38,6 +38,9 @@ type Notes struct {
 //onion:intent write
 //onion:approve
 func (n *Notes) Add(text string, pinned bool) int {
+	if n.limit > 0 && len(n.Items) >= n.limit {
+		n.Items = n.Items[1:]
+	}
 	n.Items = append(n.Items, text)
 	return len(n.Items)
 }
