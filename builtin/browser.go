@@ -72,7 +72,7 @@ type Browser struct {
 	root     context.Context         // the chromedp context that owns Chromium; nil until it starts
 	stopRoot context.CancelFunc      // ends root, waiting for Chromium to exit
 	alloc    context.CancelFunc      // ends the allocator, waiting for the profile's removal
-	life     context.CancelCauseFunc // ends the context Chromium lives in
+	endLife  context.CancelCauseFunc // ends the context Chromium lives in
 	tabs     []*browserTab           // in the order they were opened
 	current  *browserTab             // nil when no tab is open
 }
@@ -132,12 +132,12 @@ func NewBrowser(opts ...BrowserOption) *Browser {
 }
 
 // Intents: goto, page_text, screenshot and the tab tools are read because
-// what they change is this browser's own view — which page a tab shows, which
-// tab is current, a PNG in the directory set aside for screenshots — never
-// anything on a site. goto only issues GET requests (as web_fetch does, under
-// the same address policy) and cannot submit a form. click and type_text are
-// write: a click can submit a form, buy, delete or send, and typed text is
-// what forms send.
+// what they change is this browser's own state — which page a tab shows,
+// which tab is current, a PNG in the directory set aside for screenshots —
+// never anything on a site. goto asks for a page with GET, as web_fetch does
+// under the same address policy; it cannot submit a form. click and
+// type_text are write: a click can submit a form, buy, delete or send, and
+// Enter in a field submits what was typed.
 
 // Goto opens a web page in the current tab, waits for it to load, and returns
 // its title. An HTTP error status is added after the title, as in
@@ -332,6 +332,7 @@ func (b *Browser) ListTabs(ctx context.Context) ([]Tab, error) {
 	if b.closed {
 		return nil, fmt.Errorf("list_tabs: %w", errBrowserClosed)
 	}
+	b.forgetCrashed()
 	tabs := make([]Tab, 0, len(b.tabs))
 	if len(b.tabs) == 0 {
 		return tabs, nil // nothing is open, and nothing needs starting to say so
@@ -458,7 +459,7 @@ func (b *Browser) watch(ctx context.Context, cancel context.CancelCauseFunc) (st
 	}
 }
 
-// cause returns the reason ctx ended if it did, else err.
+// causeOf returns the reason ctx ended if it did, else err.
 func causeOf(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -469,15 +470,13 @@ func causeOf(ctx context.Context, err error) error {
 // start launches the proxy and Chromium if they are not running, or no
 // longer: after a crash, the tabs are gone and Chromium starts afresh. b.mu
 // is held.
-func (b *Browser) start(ctx context.Context) (err error) {
+func (b *Browser) start(ctx context.Context) error {
 	if b.closed {
 		return errBrowserClosed
 	}
+	b.forgetCrashed()
 	if b.root != nil {
-		if b.root.Err() == nil {
-			return nil
-		}
-		b.stop() // chromedp ends root when it loses Chromium; what is left to free has nothing to report
+		return nil
 	}
 	exe, err := findChromium()
 	if err != nil {
@@ -549,8 +548,17 @@ func (b *Browser) start(ctx context.Context) (err error) {
 		}
 		return fmt.Errorf("start chromium (%s): %w", exe, err)
 	}
-	b.proxy, b.life, b.alloc, b.root, b.stopRoot = proxy, end, alloc, root, stopRoot
+	b.proxy, b.endLife, b.alloc, b.root, b.stopRoot = proxy, end, alloc, root, stopRoot
 	return nil
+}
+
+// forgetCrashed frees what is left of a Chromium that exited by itself
+// (chromedp ends root when it loses Chromium), so that the next call starts
+// a new one. b.mu is held.
+func (b *Browser) forgetCrashed() {
+	if b.root != nil && b.root.Err() != nil {
+		b.stop() // nothing to report: the tabs and the process are gone already
+	}
 }
 
 // stop shuts down Chromium, its allocator and the proxy, in that order. b.mu
@@ -571,7 +579,7 @@ func (b *Browser) stop() error {
 	}
 	b.stopRoot() // waits for the process to exit
 	b.alloc()    // waits for the profile directory to be removed
-	b.life(context.Canceled)
+	b.endLife(context.Canceled)
 	if err := b.proxy.close(); err != nil {
 		errs = append(errs, err)
 	}
@@ -654,16 +662,16 @@ func (b *Browser) writeShot(path string, png []byte) (string, error) {
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", fmt.Errorf("screenshot: open the screenshot directory: %w", err)
+		return "", fmt.Errorf("open the screenshot directory: %w", err)
 	}
 	defer root.Close()
 	if d := filepath.Dir(path); d != "." {
 		if err := root.MkdirAll(d, 0o755); err != nil {
-			return "", fmt.Errorf("screenshot %q: %w", path, err)
+			return "", err
 		}
 	}
 	if err := root.WriteFile(path, png, 0o644); err != nil {
-		return "", fmt.Errorf("screenshot %q: %w", path, err)
+		return "", err
 	}
 	full := filepath.Join(dir, path)
 	if abs, err := filepath.Abs(full); err == nil {
@@ -866,18 +874,18 @@ const prepareElementJS = `(sel, focus) => {
 	return "ok";
 }`
 
-// capPageText cuts s to max characters, saying how much was left out.
-func capPageText(s string, max int) string {
+// capPageText cuts s to limit characters, saying how much was left out.
+func capPageText(s string, limit int) string {
 	n := utf8.RuneCountInString(s)
-	if n <= max {
+	if n <= limit {
 		return s
 	}
 	i := 0
-	for range max {
+	for range limit {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	return fmt.Sprintf("%s\n[cut: showing %d of %d characters; call page_text with a narrower selector for the rest]", s[:i], max, n)
+	return fmt.Sprintf("%s\n[cut: showing %d of %d characters; call page_text with a narrower selector for the rest]", s[:i], limit, n)
 }
 
 // urlHost returns the host of a URL for messages, or the URL itself.
@@ -888,7 +896,7 @@ func urlHost(raw string) string {
 	return raw
 }
 
-// header returns the value of a response header, whatever its case.
+// responseHeader returns the value of a response header, whatever its case.
 func responseHeader(h network.Headers, name string) (string, bool) {
 	for k, v := range h {
 		if strings.EqualFold(k, name) {

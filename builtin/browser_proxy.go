@@ -103,6 +103,7 @@ func startBrowserProxy(policy addressPolicy) (*browserProxy, error) {
 // url is the value for Chromium's --proxy-server flag.
 func (p *browserProxy) url() string { return "http://" + p.ln.Addr().String() }
 
+// ServeHTTP forwards absolute http:// requests and tunnels CONNECT.
 func (p *browserProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodConnect:

@@ -638,12 +638,12 @@ func TestBrowserTimeout(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	skipWithoutChromium(t)
 	// Chromium takes about a second to start, so it is stopped half-way.
-	b := NewBrowser(BrowserTimeout(200*time.Millisecond), BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.0/8")))
+	b := NewBrowser(BrowserTimeout(100*time.Millisecond), BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.0/8")))
 	defer b.Close()
 	start := time.Now()
 	_, err := b.Goto(t.Context(), "http://127.0.0.1:1/")
 	t.Logf("goto gave up after %v", time.Since(start))
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 200ms") {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 100ms") {
 		t.Errorf("error = %v, want the browser's timeout", err)
 	}
 	if b.root != nil {
