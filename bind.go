@@ -240,7 +240,8 @@ func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error
 		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
 			return nil, err
 		}
-		callIn := make([]reflect.Value, 0, ft.NumIn())
+		var buf [4]reflect.Value
+		callIn := buf[:0]
 		if hasCtx {
 			callIn = append(callIn, reflect.ValueOf(&ctx).Elem())
 		}

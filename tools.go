@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -202,7 +203,10 @@ func resultText(v any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode result as JSON: %w", err)
 	}
-	return string(b), nil
+	if len(b) == 0 {
+		return "", nil
+	}
+	return unsafe.String(&b[0], len(b)), nil // b is never written again
 }
 
 // PanicError reports a tool that panicked. The agent recovers the panic and

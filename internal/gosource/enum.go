@@ -63,6 +63,9 @@ func enums(consts []*ast.GenDecl, files []*ast.File) map[string][]string {
 		if !ok || tv.typ == "" || basicKinds[tv.typ] != 0 {
 			continue
 		}
+		if token.IsExported(tv.typ) && !token.IsExported(c.name) {
+			continue // an exported type's unexported constants are sentinels, not values
+		}
 		if lit, ok := jsonLiteral(tv.v); ok {
 			out[tv.typ] = append(out[tv.typ], lit)
 		}

@@ -109,7 +109,7 @@ func TestParseDirTypes(t *testing.T) {
 		}},
 		{name: "Owner", doc: []string{"Owner is a person."}, fields: []srcdoc.Field{{Name: "Name", Doc: []string{"the owner's full name"}}}},
 		{name: "TodoList", doc: []string{"TodoList holds tasks.", "", "onion:approve"}, fields: []srcdoc.Field{{Name: "mu"}, {Name: "tasks"}}},
-		{name: "Priority", doc: []string{"Priority says how urgent a task is."}, enum: []string{`"low"`, `"medium"`, `"high"`, `"urgent"`}},
+		{name: "Priority", doc: []string{"Priority says how urgent a task is."}, enum: []string{`"low"`, `"medium"`, `"high"`}}, // not the unexported urgent
 		{name: "Level", doc: []string{"Level is how much a task matters."}, enum: []string{"1", "2", "3"}},
 		{name: "Flag", doc: []string{"Flag is one bit of a task's flags."}, enum: []string{"1", "2", "4", "7"}},
 		{name: "Snooze", doc: []string{"Snooze is how long a task sleeps, in hours."}, enum: []string{"1.5", "24"}},
