@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 
@@ -39,18 +40,76 @@ func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return nil, fmt.Errorf("onion.NewTool: %s is not a func; pass a func, or use onion.ToolsFrom for a struct instance", describe(fn))
 	}
+	b, err := funcBinding(v)
+	if err != nil {
+		return nil, err
+	}
+	return b.tool(v, opts)
+}
+
+// bindings caches what a func's type and source say about it as a tool,
+// so that the tools of the same funcs and types cost microseconds the
+// second time: bindingKey → *binding.
+var bindings sync.Map
+
+type bindingKey struct {
+	pc     uintptr      // a func's code
+	recv   reflect.Type // or a method of this pointer type
+	method string
+}
+
+func funcBinding(v reflect.Value) (*binding, error) {
+	key := bindingKey{pc: v.Pointer()}
+	if b, ok := bindings.Load(key); ok {
+		return b.(*binding), nil
+	}
 	facts, pkgPath, found, err := gosource.ForFunc(v)
 	if err != nil {
 		return nil, fmt.Errorf("read the source of %s: %w", funcName(v), err)
 	}
-	return bindFunc(v, funcSource{
+	b, err := deriveBinding(v.Type(), funcSource{
 		goName:  goName(facts, found, v),
 		facts:   facts,
 		found:   found,
 		pkgPath: pkgPath,
 		hint:    gosource.FileOf(v),
 		display: "func " + funcName(v),
-	}, opts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	bindings.Store(key, b)
+	return b, nil
+}
+
+// methodBinding is funcBinding for method m of the pointer type pt, whose
+// bound form has type ft; it is nil for a method promoted from an
+// embedded field.
+func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding, error) {
+	key := bindingKey{recv: pt, method: m.Name}
+	if b, ok := bindings.Load(key); ok {
+		return b.(*binding), nil
+	}
+	facts, declared, found, err := gosource.ForMethod(pt, m.Name)
+	if err != nil {
+		return nil, fmt.Errorf("read the source of %s.%s: %w", pt, m.Name, err)
+	}
+	var b *binding
+	if declared {
+		b, err = deriveBinding(ft, funcSource{
+			goName:  m.Name,
+			facts:   facts,
+			found:   found,
+			pkgPath: pt.Elem().PkgPath(),
+			hint:    gosource.FileOf(m.Func),
+			display: "method (" + pt.String() + ")." + m.Name,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	bindings.Store(key, b)
+	return b, nil
 }
 
 // ToolsFrom makes tools of v: for a pointer to a struct, one tool per
@@ -104,26 +163,18 @@ func methodTools(rv reflect.Value) ([]*Tool, error) {
 			m.Name == "String" && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.String {
 			continue
 		}
-		facts, declared, found, err := gosource.ForMethod(pt, m.Name)
+		b, err := methodBinding(pt, m, rv.Method(i).Type())
 		if err != nil {
-			return nil, fmt.Errorf("read the source of %s.%s: %w", pt, m.Name, err)
+			return nil, err
 		}
-		if !declared {
-			continue
-		}
-		src := funcSource{
-			goName:  m.Name,
-			facts:   facts,
-			found:   found,
-			pkgPath: pt.Elem().PkgPath(),
-			hint:    gosource.FileOf(m.Func),
-			display: "method (" + pt.String() + ")." + m.Name,
+		if b == nil {
+			continue // promoted from an embedded field
 		}
 		var opts []ToolOption
 		if closer != nil {
 			opts = append(opts, WithCloser(closer))
 		}
-		t, err := bindFunc(rv.Method(i), src, opts)
+		t, err := b.tool(rv.Method(i), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -145,8 +196,24 @@ type funcSource struct {
 	display string
 }
 
-func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error) {
-	ft := fn.Type()
+// binding is what a func's type and source say about it as a tool.
+type binding struct {
+	display   string
+	goName    string
+	cfg       toolConfig // as the doc comment declares it
+	params    *paramSchema
+	in        []reflect.Type // the parameters after a context
+	names     []string
+	ft        reflect.Type
+	pkgPath   string
+	hasCtx    bool
+	structArg bool
+	needsPtr  bool
+	elemType  reflect.Type // what the arguments decode into
+	res       results
+}
+
+func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	if ft.IsVariadic() {
 		return nil, fmt.Errorf("%s: variadic funcs cannot be tools; take a slice instead", src.display)
 	}
@@ -200,14 +267,6 @@ func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error
 		}
 	}
 	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: doc.intent, idempotent: doc.idempotent, approve: doc.approve}
-	for _, o := range opts {
-		o.applyTool(&cfg)
-	}
-	if cfg.name == "" || strings.HasPrefix(src.goName, "func") && src.goName != "" && strings.Trim(src.goName[4:], "0123456789") == "" {
-		if !hasOption(opts, func(c *toolConfig) bool { return c.name != "" }) {
-			return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", src.display)
-		}
-	}
 
 	var params *paramSchema
 	if structArg {
@@ -225,16 +284,34 @@ func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error
 		return nil, fmt.Errorf("%s: %w", src.display, err)
 	}
 
-	t, err := newTool(cfg, params, src.display)
+	b := &binding{
+		display: src.display, goName: src.goName, cfg: cfg, params: params,
+		in: in, names: names, ft: ft, pkgPath: src.pkgPath,
+		hasCtx: hasCtx, structArg: structArg, elemType: argType, res: res,
+	}
+	if structArg && argType.Kind() == reflect.Pointer {
+		b.needsPtr, b.elemType = true, argType.Elem()
+	}
+	return b, nil
+}
+
+// tool makes a tool of fn, whose binding b is.
+func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
+	cfg := b.cfg
+	for _, o := range opts {
+		o.applyTool(&cfg)
+	}
+	if closureRE.MatchString(funcName(fn)) || b.goName == "func1" {
+		if !hasOption(opts, func(c *toolConfig) bool { return c.name != "" }) {
+			return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", b.display)
+		}
+	}
+	t, err := newTool(cfg, b.params, b.display)
 	if err != nil {
 		return nil, err
 	}
-	t.signature = signature(t.name, in, names, ft, src.pkgPath)
-	needsPtr := structArg && argType.Kind() == reflect.Pointer
-	elemType := argType
-	if needsPtr {
-		elemType = argType.Elem()
-	}
+	t.signature = signature(t.name, b.in, b.names, b.ft, b.pkgPath)
+	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		arg := reflect.New(elemType)
 		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
@@ -251,7 +328,7 @@ func bindFunc(fn reflect.Value, src funcSource, opts []ToolOption) (*Tool, error
 		case structArg:
 			callIn = append(callIn, arg.Elem())
 		default:
-			for i := range in {
+			for i := range nIn {
 				callIn = append(callIn, arg.Elem().Field(i))
 			}
 		}
