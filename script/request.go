@@ -173,7 +173,7 @@ func checkPath(path string) error {
 	case !strings.HasPrefix(path, "/"):
 		return fmt.Errorf("path %q must start with /: requests go to the application set with script.BaseURL", path)
 	case strings.Contains(path, ".."):
-		return fmt.Errorf("path %q must not contain %q", path, "..")
+		return fmt.Errorf("path %q must not contain ..: requests stay inside the application set with script.BaseURL", path)
 	case strings.ContainsAny(path, "?#"):
 		return fmt.Errorf("path %q must not contain ? or #: pass query parameters as query={...}", path)
 	case strings.ContainsAny(path, "\\\x00\r\n"):
