@@ -266,7 +266,8 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 			return nil, fmt.Errorf("%s: %w", src.display, err)
 		}
 	}
-	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: doc.intent, idempotent: doc.idempotent, approve: doc.approve}
+	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: Intent(doc.directives.Intent),
+		idempotent: doc.directives.Idempotent, approve: doc.directives.Approve}
 
 	var params *paramSchema
 	if structArg {

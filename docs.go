@@ -1,9 +1,10 @@
 package onion
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/onionkit/onion/internal/directive"
 )
 
 // toolDoc is what a doc comment says about a tool: the description the
@@ -11,9 +12,7 @@ import (
 type toolDoc struct {
 	description string
 	params      map[string]string
-	intent      Intent // "" when the doc declares none
-	idempotent  bool
-	approve     bool
+	directives  directive.Set
 }
 
 var paramLineRE = regexp.MustCompile(`^\s*(?:[-*]\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.+)$`)
@@ -39,7 +38,7 @@ func parseDoc(lines []string, params []string) (toolDoc, error) {
 	for _, line := range lines {
 		trimmed := strings.TrimSpace(line)
 		if rest, ok := strings.CutPrefix(trimmed, "onion:"); ok {
-			if err := d.directive(rest); err != nil {
+			if err := d.directives.Parse(rest); err != nil {
 				return d, err
 			}
 			continue
@@ -83,26 +82,6 @@ func paramParagraph(lines []string, known map[string]bool) map[string]string {
 		out[last] = strings.TrimSpace(m[2])
 	}
 	return out
-}
-
-func (d *toolDoc) directive(s string) error {
-	word, arg, _ := strings.Cut(strings.TrimSpace(s), " ")
-	arg = strings.TrimSpace(arg)
-	switch word {
-	case "intent":
-		i, err := parseIntent(arg)
-		if err != nil {
-			return fmt.Errorf("directive onion:intent: %w", err)
-		}
-		d.intent = i
-	case "idempotent":
-		d.idempotent = true
-	case "approve":
-		d.approve = true
-	default:
-		return fmt.Errorf("unknown directive onion:%s: known are onion:intent read|write|delete, onion:idempotent, onion:approve", word)
-	}
-	return nil
 }
 
 // snakeCase turns a Go name into a tool name: CreateTicket → create_ticket,

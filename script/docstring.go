@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/directive"
 )
 
 // funcDoc is what a function's docstring says, read the way onion reads a
@@ -15,9 +15,7 @@ import (
 type funcDoc struct {
 	description string
 	params      map[string]paramDoc
-	intent      onion.Intent // "" when the docstring declares none
-	idempotent  bool
-	approve     bool
+	directives  directive.Set
 }
 
 type paramDoc struct {
@@ -62,7 +60,7 @@ func parseDocstring(doc string, params []string) (funcDoc, error) {
 	for n, raw := range strings.Split(doc, "\n") {
 		trimmed := strings.TrimSpace(raw)
 		if rest, ok := strings.CutPrefix(trimmed, "onion:"); ok {
-			if err := d.directive(rest); err != nil {
+			if err := d.directives.Parse(rest); err != nil {
 				return d, &docLineError{n, err}
 			}
 			continue
@@ -111,25 +109,4 @@ func parseDocstring(doc string, params []string) (funcDoc, error) {
 		}
 	}
 	return d, nil
-}
-
-func (d *funcDoc) directive(s string) error {
-	word, arg, _ := strings.Cut(strings.TrimSpace(s), " ")
-	arg = strings.TrimSpace(arg)
-	switch word {
-	case "intent":
-		switch i := onion.Intent(arg); i {
-		case onion.Read, onion.Write, onion.Delete:
-			d.intent = i
-		default:
-			return fmt.Errorf("directive onion:intent: unknown intent %q: use read, write or delete", arg)
-		}
-	case "idempotent":
-		d.idempotent = true
-	case "approve":
-		d.approve = true
-	default:
-		return fmt.Errorf("unknown directive onion:%s: known are onion:intent read|write|delete, onion:idempotent, onion:approve", word)
-	}
-	return nil
 }

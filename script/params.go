@@ -41,7 +41,7 @@ func newTool(cfg *config, fn *starlark.Function, docAt syntax.Position) (*onion.
 	if doc.description == "" {
 		return nil, fmt.Errorf("%s: %s has no docstring: its first paragraph is what the model reads", fn.Position(), name)
 	}
-	t := &tool{cfg: cfg, fn: fn, intent: doc.intent}
+	t := &tool{cfg: cfg, fn: fn, intent: onion.Intent(doc.directives.Intent)}
 	if t.intent == "" {
 		t.intent = onion.Write // as for Go tools, a tool that declares nothing is a write
 	}
@@ -84,10 +84,10 @@ func newTool(cfg *config, fn *starlark.Function, docAt syntax.Position) (*onion.
 	}
 
 	opts := []onion.ToolOption{onion.Description(doc.description), t.intent}
-	if doc.idempotent {
+	if doc.directives.Idempotent {
 		opts = append(opts, onion.Idempotent())
 	}
-	if doc.approve {
+	if doc.directives.Approve {
 		opts = append(opts, onion.RequireApproval())
 	}
 	schema, err := t.schema()
