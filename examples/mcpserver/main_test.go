@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+)
+
+// rootEnv, when set, makes the test binary run the example's main on that
+// root instead of running tests, so that a test can talk to it over stdio.
+const rootEnv = "ONION_EXAMPLE_MCPSERVER_ROOT"
+
+func TestMain(m *testing.M) {
+	if root := os.Getenv(rootEnv); root != "" {
+		os.Args = []string{os.Args[0], "-root", root}
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func TestServesBuiltinTools(t *testing.T) {
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), rootEnv+"="+root)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotations := make(map[string]*mcp.ToolAnnotations)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		annotations[tool.Name] = tool.Annotations
+	}
+	for _, want := range []string{"add", "list", "complete", "remove", "read_file", "write_file", "list_files", "glob", "grep", "delete_file"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no tool %q among %q", want, names)
+		}
+	}
+	if a := annotations["list"]; a == nil || !a.ReadOnlyHint {
+		t.Errorf("list annotations = %+v, want readOnlyHint", a)
+	}
+
+	call := func(name, args string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if got := call("add", `{"text":"water the plants"}`); got != `{"id":1,"text":"water the plants","done":false}` {
+		t.Errorf("add = %s", got)
+	}
+	call("write_file", `{"path":"plan.txt","content":"water the plants"}`)
+	b, err := os.ReadFile(filepath.Join(root, "plan.txt"))
+	if err != nil || string(b) != "water the plants" {
+		t.Errorf("plan.txt = %q, %v", b, err)
+	}
+}

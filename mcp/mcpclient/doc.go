@@ -1,0 +1,47 @@
+// Package mcpclient turns the tools of a Model Context Protocol server into
+// onion tools, using the official Go SDK.
+//
+// Connect to a server and hand its tools to an agent:
+//
+//	tools, err := mcpclient.Command(ctx, "npx", "-y", "@modelcontextprotocol/server-everything")
+//	if err != nil {
+//		return err
+//	}
+//	agent, err := onion.NewAgent("helper", tools)
+//	if err != nil {
+//		return err
+//	}
+//	defer agent.Close() // ends the MCP session
+//
+// Each server tool becomes an onion.NewRawTool with the server's input
+// schema and description; onion validates the model's arguments against
+// that schema before the call leaves the process. The tool's annotations
+// decide its intent:
+//
+//	readOnlyHint: true      onion.Read
+//	destructiveHint: true   onion.Delete
+//	anything else           onion.Write
+//	idempotentHint: true    onion.Idempotent()
+//
+// MCP's default for a missing destructiveHint is true, but an onion Delete
+// is only meant for tools that say they remove things, so a tool must say
+// destructiveHint: true to become one; tools without annotations are
+// writes, which onion already runs one at a time and exactly once.
+//
+// Onion tool names must match ^[a-zA-Z0-9_-]{1,64}$, a rule MCP does not
+// impose: other characters become "_", long names are cut, and a clash gets
+// a numeric suffix; the server is still called by its own name.
+//
+// A call's result is the text of its content (text items joined by blank
+// lines; images, audio and links described in brackets) or, with no
+// content, its structuredContent as JSON. A result with isError: true is a
+// Go error whose text is the server's, which the loop shows the model.
+// A server that goes away mid-call gives an error wrapping
+// onion.ErrOutcomeUnknown, so the loop ends a write as outcome_unknown:
+// nobody knows whether it took effect. A call made after the server went
+// away, or after Close, fails plainly, since it never left the process.
+//
+// All the tools of one server share one session. It is closed by
+// onion.Agent.Close (it is each tool's WithCloser resource); closing it again
+// does nothing. The tool list is read once, at connect time.
+package mcpclient

@@ -1,0 +1,38 @@
+// Package mcpserver serves onion tools to any Model Context Protocol host
+// (Claude Desktop, IDEs, other agents), using the official Go SDK.
+//
+// Whatever onion.NewAgent takes as tools, New takes too: documented funcs,
+// pointers to structs whose methods are tools, *onion.Tool and []*onion.Tool.
+// Each tool is registered under its onion name with its description and the
+// very parameter schema an agent would send to a model (Tool.Schema), and
+// its intent becomes MCP annotations:
+//
+//	onion.Read    readOnlyHint: true
+//	onion.Write   destructiveHint: false
+//	onion.Delete  destructiveHint: true
+//	Idempotent()  idempotentHint: true
+//
+// A call runs the tool as the agent loop would. Its result is a text content
+// holding what the model would read (a string as it is, anything else as
+// JSON); when the Go result encodes as a JSON object, that object is also
+// sent as structuredContent. Tools declare no outputSchema: onion does not
+// expose a tool's result type, and a schema guessed from the output could
+// promise what a later call breaks. Other results (strings, numbers, arrays)
+// travel as text only.
+//
+// Failures are results, not protocol errors, so the model on the other side
+// can correct itself: arguments that do not fit the schema, an error the
+// tool returns and a panic all come back with isError: true and the error's
+// text, the text Tool.Call's error has and onion's own loop shows its model
+// (after "error: "). A panic never takes the server down.
+//
+// ServeStdio is the whole main of a stdio server:
+//
+//	func main() {
+//		if err := mcpserver.ServeStdio(context.Background(), builtin.NewTodoList()); err != nil {
+//			log.Fatal(err)
+//		}
+//	}
+//
+// Handler serves the same tools over streamable HTTP.
+package mcpserver

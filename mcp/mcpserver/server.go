@@ -1,0 +1,101 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/internal/version"
+)
+
+// DefaultName is the server name announced to MCP hosts when New is given
+// no *mcp.Implementation.
+const DefaultName = "onion"
+
+// New returns an MCP server exposing the tools made of items, which are
+// what onion.NewAgent takes as tools: funcs, pointers to structs (one tool
+// per method), *onion.Tool and []*onion.Tool. An *mcp.Implementation among
+// the items names the server and sets its version; by default it is
+// DefaultName at the onion module's version.
+//
+// New does not close struct instances that are io.Closer: the caller owns
+// them (ServeStdio closes them when it returns).
+func New(items ...any) (*mcp.Server, error) {
+	impl := &mcp.Implementation{Name: DefaultName, Version: version.Onion()}
+	var tools []*onion.Tool
+	seen := make(map[string]bool)
+	for i, item := range items {
+		if im, ok := item.(*mcp.Implementation); ok {
+			if im == nil {
+				return nil, fmt.Errorf("mcpserver: item %d is a nil *mcp.Implementation", i)
+			}
+			impl = im
+			continue
+		}
+		ts, err := onion.ToolsFrom(item)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: item %d (%T): %w", i, item, err)
+		}
+		for _, t := range ts {
+			if seen[t.Name()] {
+				return nil, fmt.Errorf("mcpserver: two tools are named %q: rename one with onion.Name", t.Name())
+			}
+			seen[t.Name()] = true
+			tools = append(tools, t)
+		}
+	}
+	if len(tools) == 0 {
+		return nil, errNoTools
+	}
+	s := mcp.NewServer(impl, nil)
+	for _, t := range tools {
+		if err := addTool(s, t); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// addTool registers t with a raw handler: the SDK's typed AddTool would
+// infer a second schema from Go types (and panics on invopop-style tags),
+// while onion already has the schema the agent sends.
+func addTool(s *mcp.Server, t *onion.Tool) (err error) {
+	// Server.AddTool reports a schema it cannot use by panicking.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("mcpserver: tool %q: %v", t.Name(), r)
+		}
+	}()
+	schema := t.Schema()
+	if !json.Valid(schema) {
+		return fmt.Errorf("mcpserver: tool %q: parameter schema is not valid JSON", t.Name())
+	}
+	s.AddTool(&mcp.Tool{
+		Name:        t.Name(),
+		Description: t.Description(),
+		InputSchema: json.RawMessage(schema),
+		Annotations: annotations(t),
+	}, handler(t))
+	return nil
+}
+
+// annotations turns a tool's intent into MCP's hints. The hints other than
+// readOnlyHint only mean something for tools that change the world, but
+// idempotentHint is sent as the tool declares it either way.
+func annotations(t *onion.Tool) *mcp.ToolAnnotations {
+	a := &mcp.ToolAnnotations{IdempotentHint: t.Idempotent()}
+	switch t.Intent() {
+	case onion.Read:
+		a.ReadOnlyHint = true
+	case onion.Delete:
+		a.DestructiveHint = new(true)
+	default:
+		a.DestructiveHint = new(false)
+	}
+	return a
+}
+
+// errNoTools reports a server with nothing to serve.
+var errNoTools = errors.New("mcpserver: no tools given: pass funcs, struct pointers or *onion.Tool values")
