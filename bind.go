@@ -211,6 +211,7 @@ type binding struct {
 	needsPtr  bool
 	elemType  reflect.Type // what the arguments decode into
 	res       results
+	hint      string // a source file of the func
 }
 
 func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
@@ -287,7 +288,7 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 
 	b := &binding{
 		display: src.display, goName: src.goName, cfg: cfg, params: params,
-		in: in, names: names, ft: ft, pkgPath: src.pkgPath,
+		in: in, names: names, ft: ft, pkgPath: src.pkgPath, hint: src.hint,
 		hasCtx: hasCtx, structArg: structArg, elemType: argType, res: res,
 	}
 	if structArg && argType.Kind() == reflect.Pointer {
@@ -312,6 +313,9 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		return nil, err
 	}
 	t.signature = signature(t.name, b.in, b.names, b.ft, b.pkgPath)
+	if b.res.value {
+		t.result, t.resultHint = b.ft.Out(0), b.hint
+	}
 	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		arg := reflect.New(elemType)

@@ -533,3 +533,26 @@ func valueAt(v any, tokens []string) (any, bool) {
 	}
 	return v, true
 }
+
+var resultSchemaCache sync.Map // reflect.Type → []byte
+
+// resultSchema is the JSON Schema of a tool's Go result type, derived once
+// per type.
+func resultSchema(t reflect.Type, hint string) ([]byte, error) {
+	if b, ok := resultSchemaCache.Load(t); ok {
+		return b.([]byte), nil
+	}
+	if err := checkType(t, "result", map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
+	d := deriver{hint: hint}
+	r := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: d.mapType, LookupComment: d.lookupComment}
+	s := r.ReflectFromType(t)
+	s.Version, s.ID = "", ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode result schema: %w", err)
+	}
+	actual, _ := resultSchemaCache.LoadOrStore(t, b)
+	return actual.([]byte), nil
+}

@@ -329,3 +329,24 @@ func TestMalformedTagNamesTheField(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestOutputSchema(t *testing.T) {
+	for _, tc := range []struct {
+		fn   any
+		want string
+	}{
+		{PlaceOrder, `"type":"object"`},
+		{Greet, `{"type":"string"}`},
+		{NoParams, ``},
+		{GetHTTPStatus, `{"type":"string"}`},
+	} {
+		tool, err := onion.NewTool(tc.fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tool.OutputSchema()
+		if err != nil || !strings.Contains(string(got), tc.want) || (tc.want == "") != (got == nil) {
+			t.Errorf("%s: output schema %s, err %v; want %s", tool.Name(), got, err, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -32,6 +33,9 @@ type Tool struct {
 
 	params *paramSchema
 	invoke func(ctx context.Context, args string) (any, error)
+	// result is the Go result type, nil when unknown (raw tools) or none.
+	result     reflect.Type
+	resultHint string
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.
@@ -125,6 +129,24 @@ func (t *Tool) NeedsApproval(ctx context.Context, c Call) (need bool) {
 
 // Schema returns the JSON Schema of the tool's parameters.
 func (t *Tool) Schema() json.RawMessage { return slices.Clone(t.params.json) }
+
+// ResultType returns the Go type of the tool's result, or nil for a tool
+// that returns only an error, or whose result is only known at run time
+// (raw tools).
+func (t *Tool) ResultType() reflect.Type { return t.result }
+
+// OutputSchema returns the JSON Schema of the tool's Go result, derived
+// once per type, or nil when ResultType is nil.
+func (t *Tool) OutputSchema() (json.RawMessage, error) {
+	if t.result == nil {
+		return nil, nil
+	}
+	b, err := resultSchema(t.result, t.resultHint)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.name, err)
+	}
+	return slices.Clone(b), nil
+}
 
 // Signature returns the tool's call shape in Go syntax, such as
 // "search(query string, limit int) []string".

@@ -14,11 +14,12 @@
 //
 // A call runs the tool as the agent loop would. Its result is a text content
 // holding what the model would read (a string as it is, anything else as
-// JSON); when the Go result encodes as a JSON object, that object is also
-// sent as structuredContent. Tools declare no outputSchema: onion does not
-// expose a tool's result type, and a schema guessed from the output could
-// promise what a later call breaks. Other results (strings, numbers, arrays)
-// travel as text only.
+// JSON). A tool whose Go result is structured also declares an outputSchema
+// and sends structuredContent: a struct result as the object it is, any
+// other value (a number, a slice, a map, a pointer) wrapped as
+// {"result": …}, with the output schema saying so. Text results, and raw
+// tools whose result type is unknown, declare no output schema; for them a
+// result that is a JSON object is still sent as structuredContent.
 //
 // Failures are results, not protocol errors, so the model on the other side
 // can correct itself: arguments that do not fit the schema, an error the

@@ -185,8 +185,14 @@ func TestFixtureReplay(t *testing.T) {
 	if a, _ := gotTool["annotations"].(map[string]any); a["readOnlyHint"] != true {
 		t.Errorf("annotations = %v, want readOnlyHint true", gotTool["annotations"])
 	}
-	if _, ok := gotTool["outputSchema"]; ok {
-		t.Errorf("outputSchema = %v, want none", gotTool["outputSchema"])
+	// The output schema too: the same object shape as the SDK's, whose
+	// descriptions come from other tags.
+	gotOut, _ := gotTool["outputSchema"].(map[string]any)
+	wantOut := wantTool["outputSchema"].(map[string]any)
+	delete(gotOut, "description")
+	delete(wantOut["properties"].(map[string]any)["Out"].(map[string]any), "description")
+	if !reflect.DeepEqual(shape(gotOut), shape(wantOut)) {
+		t.Errorf("outputSchema shape = %v, want %v", shape(gotOut), shape(wantOut))
 	}
 
 	// tools/call with a structured result: the very answer the SDK gave.

@@ -13,7 +13,7 @@ import (
 
 // handler runs t for one tools/call. Every failure of the tool is an
 // isError result, never a protocol error: the peer's model must read it.
-func handler(t *onion.Tool) mcp.ToolHandler {
+func handler(t *onion.Tool, wrap bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		// Tool.Run already turns a panic of the tool into a *PanicError; this
 		// catches the rest, such as a result whose MarshalJSON panics.
@@ -33,6 +33,9 @@ func handler(t *onion.Tool) mcp.ToolHandler {
 		text, structured, err := encode(v)
 		if err != nil {
 			return errorResult(fmt.Errorf("tool %q: %w", t.Name(), err)), nil
+		}
+		if wrap {
+			structured = json.RawMessage(`{"result":` + text + `}`)
 		}
 		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		if structured != nil {
@@ -63,7 +66,8 @@ func run(ctx context.Context, t *onion.Tool, raw json.RawMessage) (any, error) {
 
 // encode returns the text the model would read for the Go result v (a
 // string as it is, anything else as JSON, as Tool.Call does) and, when v is
-// structured and encodes as a JSON object, that object.
+// structured and encodes as a JSON object, that object. A result that is
+// not an object is wrapped by the handler, as its output schema says.
 func encode(v any) (string, json.RawMessage, error) {
 	switch r := v.(type) {
 	case nil:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
@@ -72,13 +73,53 @@ func addTool(s *mcp.Server, t *onion.Tool) (err error) {
 	if !json.Valid(schema) {
 		return fmt.Errorf("mcpserver: tool %q: parameter schema is not valid JSON", t.Name())
 	}
-	s.AddTool(&mcp.Tool{
+	out, wrap, err := outputSchema(t)
+	if err != nil {
+		return fmt.Errorf("mcpserver: %w", err)
+	}
+	mt := &mcp.Tool{
 		Name:        t.Name(),
 		Description: t.Description(),
 		InputSchema: json.RawMessage(schema),
 		Annotations: annotations(t),
-	}, handler(t))
+	}
+	if out != nil {
+		mt.OutputSchema = out
+	}
+	s.AddTool(mt, handler(t, wrap))
 	return nil
+}
+
+// outputSchema is the outputSchema of t: its Go result's schema when that
+// is an object (a struct), else an object wrapping the result as
+// {"result": …}, in which case wrap is true. Tools whose result is text, or
+// unknown until run time, declare none.
+func outputSchema(t *onion.Tool) (schema json.RawMessage, wrap bool, err error) {
+	rt := t.ResultType()
+	if rt == nil || rt.Kind() == reflect.String {
+		return nil, false, nil
+	}
+	s, err := t.OutputSchema()
+	if err != nil {
+		return nil, false, err
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(s, &head); err != nil {
+		return nil, false, fmt.Errorf("tool %q: output schema: %w", t.Name(), err)
+	}
+	if rt.Kind() == reflect.Struct && head.Type == "object" {
+		return s, false, nil
+	}
+	result := s
+	switch rt.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		// These encode as null when nil.
+		result = json.RawMessage(`{"anyOf":[` + string(s) + `,{"type":"null"}]}`)
+	}
+	wrapped := `{"type":"object","properties":{"result":` + string(result) + `},"required":["result"],"additionalProperties":false}`
+	return json.RawMessage(wrapped), true, nil
 }
 
 // annotations turns a tool's intent into MCP's hints. The hints other than

@@ -125,8 +125,21 @@ func TestServe(t *testing.T) {
 				if !jsonEqual(t, rt.InputSchema, json.RawMessage(lt.Schema())) {
 					t.Errorf("%s: inputSchema %v, want the agent's %s", rt.Name, rt.InputSchema, lt.Schema())
 				}
-				if rt.OutputSchema != nil {
-					t.Errorf("%s: outputSchema %v, want none", rt.Name, rt.OutputSchema)
+				want, err := lt.OutputSchema()
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch rt := lt.ResultType(); {
+				case rt == nil || rt.Kind() == reflect.String:
+					want = nil
+				case rt.Kind() != reflect.Struct:
+					if rt.Kind() == reflect.Slice {
+						want = json.RawMessage(`{"anyOf":[` + string(want) + `,{"type":"null"}]}`)
+					}
+					want = json.RawMessage(`{"type":"object","properties":{"result":` + string(want) + `},"required":["result"],"additionalProperties":false}`)
+				}
+				if want == nil && rt.OutputSchema != nil || want != nil && !jsonEqual(t, rt.OutputSchema, want) {
+					t.Errorf("%s: outputSchema %v, want %s", rt.Name, rt.OutputSchema, want)
 				}
 				a := rt.Annotations
 				if a == nil {
@@ -162,9 +175,10 @@ func TestServe(t *testing.T) {
 				return res
 			}
 
-			// A number is text only; an object is also structured content.
-			if res := call("add", `{"a":2,"b":40}`); res.IsError || text(t, res) != "42" || res.StructuredContent != nil {
-				t.Errorf("add: %+v, want text 42 and no structuredContent", res)
+			// An object is structured content as it is; other values are
+			// wrapped as {"result": …}, as the output schema says.
+			if res := call("add", `{"a":2,"b":40}`); res.IsError || text(t, res) != "42" || !jsonEqual(t, res.StructuredContent, map[string]any{"result": 42}) {
+				t.Errorf("add: %+v, want text 42 and structuredContent {\"result\":42}", res)
 			}
 			res2 := call("save", `{"title":"plan","body":"ship it"}`)
 			if res2.IsError || text(t, res2) != `{"title":"plan","body":"ship it"}` {
@@ -173,8 +187,8 @@ func TestServe(t *testing.T) {
 			if !jsonEqual(t, res2.StructuredContent, map[string]any{"title": "plan", "body": "ship it"}) {
 				t.Errorf("save structuredContent = %v", res2.StructuredContent)
 			}
-			if res := call("titles", `{}`); res.IsError || text(t, res) != `["plan"]` || res.StructuredContent != nil {
-				t.Errorf("titles: %+v, want text [\"plan\"] and no structuredContent", res)
+			if res := call("titles", `{}`); res.IsError || text(t, res) != `["plan"]` || !jsonEqual(t, res.StructuredContent, map[string]any{"result": []any{"plan"}}) {
+				t.Errorf("titles: %+v, want text [\"plan\"] and structuredContent {\"result\":[\"plan\"]}", res)
 			}
 
 			// Failures are isError results with the text the loop gives the model.
