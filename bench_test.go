@@ -125,3 +125,11 @@ func BenchmarkToolsFromTenMethods(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkCallTyped(b *testing.B) {
+	tool, err := onion.NewTypedTool(func(_ context.Context, a benchArgs) (benchResult, error) { return benchSearch(a) }, onion.Name("search"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchCall(b, tool)
+}

@@ -623,3 +623,34 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 	}
 	return t, nil
 }
+
+// NewTypedTool makes a tool of a func whose argument struct and result are
+// known at compile time. It derives the same schema, name and description
+// as NewTool, and calls fn without reflection: the arguments decode
+// straight into an In. In must be a struct whose fields are the
+// parameters.
+func NewTypedTool[In, Out any](fn func(context.Context, In) (Out, error), opts ...ToolOption) (*Tool, error) {
+	if fn == nil {
+		return nil, errors.New("onion.NewTypedTool: nil func")
+	}
+	if in := reflect.TypeFor[In](); !isArgStruct(in) || in.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("onion.NewTypedTool: the argument %s must be a struct whose fields are the parameters", in)
+	}
+	t, err := NewTool(fn, opts...)
+	if err != nil {
+		return nil, err
+	}
+	params, name := t.params, t.name
+	t.invoke = func(ctx context.Context, args string) (any, error) {
+		var in In
+		if err := params.decodeArgs(name, args, reflect.ValueOf(&in).Elem()); err != nil {
+			return nil, err
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return t, nil
+}

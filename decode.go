@@ -767,13 +767,19 @@ func (sc *scanner) str() (string, error) {
 		return "", sc.typeErr("string")
 	}
 	start := sc.i + 1
+	ascii := true
 	for j := start; j < len(sc.s); j++ {
 		c := sc.s[j]
+		if c >= 0x20 && c < 0x80 && c != '"' && c != '\\' {
+			continue
+		}
 		switch {
+		case c >= 0x80:
+			ascii = false
 		case c == '"':
 			sc.i = j + 1
 			s := sc.s[start:j]
-			if !utf8.ValidString(s) {
+			if !ascii && !utf8.ValidString(s) {
 				s = strings.ToValidUTF8(s, "\uFFFD")
 			}
 			return s, nil

@@ -11,7 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"unsafe"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -221,15 +221,21 @@ func resultText(v any) (string, error) {
 	case []byte:
 		return string(r), nil
 	}
-	b, err := json.Marshal(v)
+	bp := resultBuffers.Get().(*[]byte)
+	b, err := appendJSON((*bp)[:0], v)
 	if err != nil {
 		return "", fmt.Errorf("encode result as JSON: %w", err)
 	}
-	if len(b) == 0 {
-		return "", nil
+	text := string(b)
+	if cap(b) <= 64<<10 {
+		*bp = b
+		resultBuffers.Put(bp)
 	}
-	return unsafe.String(&b[0], len(b)), nil // b is never written again
+	return text, nil
 }
+
+// resultBuffers recycles the buffers results are encoded into.
+var resultBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // PanicError reports a tool that panicked. The agent recovers the panic and
 // tells the model; nothing a tool does can crash the agent.
