@@ -64,7 +64,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 	n := 7
 	values := []any{
 		nil, "plain", "<tag> & \"quote\" \\ \n\t\r\b\f\x01 \u2028 \u2029 é 😀", "bad \xff utf8",
-		true, 0, -12, uint64(math.MaxUint64), 3.5, 1e21, 1e-7, 123456789.0, float32(0.1), -0.0, 1e20,
+		true, 0, -12, uint64(math.MaxUint64), 3.5, 1e21, 1e-7, 123456789.0, float32(0.1), math.Copysign(0, -1), 1e20,
 		[]string{"a", "b"}, []string(nil), []int{}, map[string]int{"b": 2, "a": 1}, map[string]int(nil),
 		[]byte("bytes"), json.RawMessage(`{"x": 1}`), time.Date(2026, 11, 30, 1, 2, 3, 4, time.UTC),
 		&n, (*int)(nil), []any{1, "x", nil, map[string]any{"k": []any{true}}},
