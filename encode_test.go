@@ -34,7 +34,6 @@ type encOuter struct {
 	Nested  []encInner      `json:"nested"`
 	Str     int             `json:"str,string"`
 	Skip    string          `json:"-"`
-	Dash    string          `json:"-,"`
 	IntKeys map[int]string  `json:"int_keys,omitempty"`
 	Ptrs    map[string]*int `json:"ptrs"`
 	Iface   map[string]any  `json:"iface"`
