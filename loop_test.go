@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -408,4 +409,70 @@ func TestHookErrorStopsTheRun(t *testing.T) {
 	if _, err := a.Input(context.Background(), "go"); !errors.Is(err, stop) || ran.Load() {
 		t.Errorf("err = %v, tool ran: %v", err, ran.Load())
 	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	s := oniontest.NewServer(t)
+	for range 8 {
+		s.Add(oniontest.Func(func(r oniontest.Request) oniontest.Step {
+			last := r.Body.Messages[len(r.Body.Messages)-1]
+			if last.Role == openai.ChatMessageRoleTool {
+				return oniontest.Text("answer to " + last.Content)
+			}
+			return oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"`+last.Content+`"}`))
+		}))
+	}
+	a := newAgent(t, s, Lookup)
+	var wg sync.WaitGroup
+	answers := make([]string, 4)
+	for i := range answers {
+		wg.Go(func() {
+			out, err := a.Input(context.Background(), fmt.Sprint("q", i))
+			if err != nil {
+				t.Error(err)
+			}
+			answers[i] = out
+		})
+	}
+	wg.Wait()
+	for i, got := range answers {
+		if want := fmt.Sprintf("answer to value of q%d", i); got != want {
+			t.Errorf("run %d answered %q, want %q", i, got, want)
+		}
+	}
+	if n := len(a.History()); n != 8 {
+		t.Errorf("history has %d messages, want 8 (4 prompts, 4 answers)", n)
+	}
+}
+
+func TestLogsOneRecordPerRequestAndCall(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("done"))
+	a := newAgent(t, s, Lookup, onion.Logger(logger), onion.APIKey("sk-secret-123"))
+	if _, err := a.Input(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `"msg":"model request"`); n != 2 {
+		t.Errorf("%d model request records, want 2:\n%s", n, out)
+	}
+	if !strings.Contains(out, `"msg":"tool call"`) || !strings.Contains(out, `"tool":"lookup"`) || !strings.Contains(out, `"outcome":"succeeded"`) {
+		t.Errorf("no tool call record:\n%s", out)
+	}
+	if strings.Contains(out, "sk-secret-123") {
+		t.Error("the API key was logged")
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
