@@ -402,10 +402,11 @@ func TestHookErrorStopsTheRun(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)))
 	stop := errors.New("stop here")
 	var ran atomic.Bool
-	a := newAgent(t, s, Lookup, onion.WithHooks(onion.Hooks{
+	// A Hooks value is an Option as it is.
+	a := newAgent(t, s, Lookup, onion.Hooks{
 		BeforeTool: func(context.Context, onion.ToolEvent) error { return stop },
 		AfterTool:  func(context.Context, onion.ToolEvent) error { ran.Store(true); return nil },
-	}))
+	})
 	if _, err := a.Input(context.Background(), "go"); !errors.Is(err, stop) || ran.Load() {
 		t.Errorf("err = %v, tool ran: %v", err, ran.Load())
 	}

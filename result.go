@@ -90,7 +90,7 @@ type Event struct {
 }
 
 // Hooks are funcs the agent calls as a run goes. Any may be nil. A hook's
-// error stops the run with that error.
+// error stops the run with that error. A Hooks value is an Option.
 type Hooks struct {
 	BeforeModel func(ctx context.Context, e ModelEvent) error
 	AfterModel  func(ctx context.Context, e ModelEvent) error
@@ -119,7 +119,14 @@ type ToolEvent struct {
 	Call  ToolCall
 }
 
+// applyAgent makes a Hooks value an Option: pass it to NewAgent as it is.
+func (h Hooks) applyAgent(c *config) error {
+	c.hooks = append(c.hooks, h)
+	return nil
+}
+
 // WithHooks adds hooks to the agent; several sets run in the order given.
+// A Hooks value passed to NewAgent does the same.
 func WithHooks(h ...Hooks) Option {
 	return optionFunc(func(c *config) error { c.hooks = append(c.hooks, h...); return nil })
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/invopop/jsonschema"
+
 	"github.com/onionkit/onion"
 )
 
@@ -106,6 +108,19 @@ type Strictish struct {
 // Register registers a name.
 func Register(s Strictish) error { return nil }
 
+// Color is a color in hex, with its own schema.
+type Color string
+
+// JSONSchema defines Color's schema.
+func (Color) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: "^#[0-9a-f]{6}$", Description: "a color such as #ff8800"}
+}
+
+// Paint paints the wall.
+//
+// color: the paint
+func Paint(color Color) error { return nil }
+
 // Greet says hello to someone.
 //
 // - name: who to greet
@@ -187,7 +202,7 @@ func describeTools(items ...any) string {
 }
 
 func TestSchemasGolden(t *testing.T) {
-	got := describeTools(PlaceOrder, Greet, NoParams, GetHTTPStatus, Register, &store{},
+	got := describeTools(PlaceOrder, Greet, Paint, NoParams, GetHTTPStatus, Register, &store{},
 		Undocumented, Variadic, Chan, UseRecursive, WrongResults, UnknownDirective,
 		func(struct{}) {}, 42, nil, store{}, &struct{}{})
 	golden(t, "schemas.golden", []byte(got))
@@ -348,5 +363,28 @@ func TestOutputSchema(t *testing.T) {
 		if err != nil || !strings.Contains(string(got), tc.want) || (tc.want == "") != (got == nil) {
 			t.Errorf("%s: output schema %s, err %v; want %s", tool.Name(), got, err, tc.want)
 		}
+	}
+}
+
+func TestNoSourceNoNames(t *testing.T) {
+	// A func made at run time has no source: its parameters have no names.
+	fn := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{reflect.TypeFor[string](), reflect.TypeFor[int]()}, nil, false),
+		func([]reflect.Value) []reflect.Value { return nil })
+	_, err := onion.NewTool(fn.Interface(), onion.Name("made"))
+	if err == nil || !strings.Contains(err.Error(), "cmd/oniondoc") || !strings.Contains(err.Error(), "struct argument") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestPaintValidatesCustomSchema(t *testing.T) {
+	paint, err := onion.NewTool(Paint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := paint.Call(context.Background(), `{"color":"#ff8800"}`); err != nil {
+		t.Errorf("a good color was refused: %v", err)
+	}
+	if _, err := paint.Call(context.Background(), `{"color":"orange"}`); err == nil || !strings.Contains(err.Error(), "pattern") {
+		t.Errorf("a bad color was not refused by its own schema: %v", err)
 	}
 }
