@@ -293,7 +293,7 @@ func (a *Agent) Input(ctx context.Context, prompt string) (string, error) {
 
 // Run sends prompt through the loop and returns the answer and what
 // happened on the way. When ctx ends, Run returns promptly with the partial
-// Result (StopReason Canceled) and the context's error, wrapped.
+// Result (StopReason StopCanceled) and the context's error, wrapped.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 	return a.run(ctx, prompt, nil)
 }

@@ -63,6 +63,9 @@ func newEncoder(t reflect.Type) encodeFunc {
 		reflect.PointerTo(t).Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
 		return encodeStdlib
 	}
+	if t == numberType {
+		return encodeNumber
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return func(b []byte, v reflect.Value) ([]byte, error) { return appendString(b, v.String()), nil }
@@ -118,6 +121,22 @@ func newEncoder(t reflect.Type) encodeFunc {
 		return structEncoder(t)
 	}
 	return encodeStdlib // channels, funcs, complex numbers: encoding/json's error
+}
+
+var numberType = reflect.TypeFor[json.Number]()
+
+// encodeNumber writes a json.Number as the number it holds, as
+// encoding/json does, refusing text that is not a number.
+func encodeNumber(b []byte, v reflect.Value) ([]byte, error) {
+	n := v.String()
+	if n == "" {
+		n = "0"
+	}
+	sc := scanner{s: n}
+	if lit, err := sc.numberText("number"); err != nil || lit != n {
+		return nil, fmt.Errorf("json: invalid number literal %q", n)
+	}
+	return append(b, n...), nil
 }
 
 // encodeStdlib hands the value to encoding/json.

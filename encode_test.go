@@ -76,6 +76,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		encPlain{M: map[string]any{}},
 		encSelf{Name: "root", Kids: []encSelf{{Name: "kid"}}},
 		[2]int{1, 2}, map[string][]string{"k": nil},
+		json.Number("123456789012345678901234567890"), json.Number(""), []json.Number{"1.5e3", "-0"},
 	}
 	for _, v := range values {
 		want, wantErr := json.Marshal(v)
@@ -84,7 +85,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%T %v:\n got %s (%v)\nwant %s (%v)", v, v, got, gotErr, want, wantErr)
 		}
 	}
-	for _, bad := range []any{math.NaN(), math.Inf(1), map[string]float64{"x": math.Inf(-1)}, make(chan int)} {
+	for _, bad := range []any{json.Number("12abc"), json.Number(" 1"), math.NaN(), math.Inf(1), map[string]float64{"x": math.Inf(-1)}, make(chan int)} {
 		if _, err := appendJSON(nil, bad); err == nil {
 			t.Errorf("%T: no error", bad)
 		}

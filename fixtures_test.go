@@ -99,7 +99,7 @@ func TestReplayResponses(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			s := oniontest.NewServer(t, fixture(t, file))
 			res, err := weatherAgent(t, s).Run(context.Background(), "go")
-			if err != nil || res.Output == "" || res.StopReason != onion.Natural {
+			if err != nil || res.Output == "" || res.StopReason != onion.StopNatural {
 				t.Errorf("err %v, result %+v", err, res)
 			}
 		})

@@ -103,7 +103,7 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 	res := &Result{RunID: s.newID()}
 	msgs := append(history, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
 	canceled := func(err error) (*Result, []openai.ChatCompletionMessage, error) {
-		res.StopReason = Canceled
+		res.StopReason = StopCanceled
 		return res, msgs, fmt.Errorf("onion: run %s of agent %q canceled: %w", res.RunID, a.name, err)
 	}
 	for iter := 1; ; iter++ {
@@ -142,7 +142,7 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 		}
 		if !withTools || len(r.msg.ToolCalls) == 0 {
 			res.Output = r.msg.Content
-			res.StopReason = Natural
+			res.StopReason = StopNatural
 			if !withTools && a.tools.Len() > 0 {
 				res.StopReason = StopMaxIterations
 				if res.Output == "" {

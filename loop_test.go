@@ -71,7 +71,7 @@ func TestAnswerWithoutTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Output != "Hello there." || res.StopReason != onion.Natural || res.Iterations != 0 {
+	if res.Output != "Hello there." || res.StopReason != onion.StopNatural || res.Iterations != 0 {
 		t.Errorf("result = %+v", res)
 	}
 	req := s.Requests()[0].Body
@@ -245,7 +245,7 @@ func TestCancelDuringModelRequest(t *testing.T) {
 		return oniontest.Text("too late").Delay(time.Minute)
 	}))
 	res, err := newAgent(t, s).Run(ctx, "hi")
-	if !errors.Is(err, context.Canceled) || res.StopReason != onion.Canceled {
+	if !errors.Is(err, context.Canceled) || res.StopReason != onion.StopCanceled {
 		t.Errorf("err = %v, result %+v", err, res)
 	}
 }
@@ -262,7 +262,7 @@ func TestCancelDuringTool(t *testing.T) {
 	}
 	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("block", `{}`)))
 	res, err := newAgent(t, s, block).Run(ctx, "hi")
-	if !errors.Is(err, context.Canceled) || res.StopReason != onion.Canceled {
+	if !errors.Is(err, context.Canceled) || res.StopReason != onion.StopCanceled {
 		t.Fatalf("err = %v, result %+v", err, res)
 	}
 	if c := res.ToolCalls[0]; c.Outcome != onion.OutcomeUnknown {

@@ -10,13 +10,13 @@ type StopReason string
 
 // The reasons a run ends.
 const (
-	// Natural: the model answered without asking for tools.
-	Natural StopReason = "natural"
-	// MaxIterations: the cap was reached and the model answered, without
+	// StopNatural: the model answered without asking for tools.
+	StopNatural StopReason = "natural"
+	// StopMaxIterations: the cap was reached and the model answered, without
 	// tools, from what it had gathered.
 	StopMaxIterations StopReason = "max_iterations"
-	// Canceled: the caller's context ended the run.
-	Canceled StopReason = "canceled"
+	// StopCanceled: the caller's context ended the run.
+	StopCanceled StopReason = "canceled"
 )
 
 // Outcome is how one tool call ended.
