@@ -46,6 +46,14 @@ func BenchmarkStructTool(b *testing.B) {
 		}
 		callOnion(b, tool, flightJSON)
 	})
+	b.Run("onion_typed", func(b *testing.B) {
+		// The same func through onion.NewTypedTool: no reflection per call.
+		tool, err := onion.NewTypedTool(BookFlight)
+		if err != nil {
+			b.Fatal(err)
+		}
+		callOnion(b, tool, flightJSON)
+	})
 	b.Run("eino", func(b *testing.B) {
 		tool, err := utils.InferTool("book_flight", "Books seats on a flight.", BookFlight)
 		if err != nil {
