@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -375,10 +376,15 @@ func (a *Agent) Close() error {
 	var errs []error
 	seen := map[io.Closer]bool{}
 	for _, t := range a.tools.tools {
-		if t.closer == nil || seen[t.closer] {
+		if t.closer == nil {
 			continue
 		}
-		seen[t.closer] = true
+		if reflect.TypeOf(t.closer).Comparable() {
+			if seen[t.closer] {
+				continue
+			}
+			seen[t.closer] = true
+		}
 		if err := t.closer.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close tools of %q: %w", t.name, err))
 		}

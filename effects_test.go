@@ -3,6 +3,7 @@ package onion_test
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -260,5 +261,21 @@ func TestOutputCapped(t *testing.T) {
 	}
 	if out := res.ToolCalls[0].Output; !strings.HasPrefix(out, strings.Repeat("x", 10)+"\n[output cut: 90 of 100 bytes not shown]") {
 		t.Errorf("output = %q", out)
+	}
+}
+
+func TestTerminalApproverKeepsTheLineOfACanceledQuestion(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out strings.Builder
+	approve := onion.TerminalApprover(pr, &out)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ok, err := approve(ctx, onion.Call{Name: "first"}); ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled question: %v, %v", ok, err)
+	}
+	go pw.Write([]byte("y\n"))
+	if ok, err := approve(context.Background(), onion.Call{Name: "second"}); !ok || err != nil {
+		t.Errorf("second question: %v, %v", ok, err)
 	}
 }
