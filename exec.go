@@ -18,7 +18,7 @@ import (
 // model's order, later writes skipped once one did not succeed, approval
 // before the calls that need it, and an outcome for every call.
 
-// ErrOutcomeUnknown, wrapped in a tool's error, says that the tool may or
+// ErrOutcomeUnknown is wrapped in a tool's error to say that the tool may or
 // may not have taken effect, as when the connection to a remote tool broke
 // mid-call. A write or delete failing with it ends as OutcomeUnknown.
 var ErrOutcomeUnknown = errors.New("outcome unknown")

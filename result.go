@@ -38,34 +38,34 @@ const (
 
 // ToolCall records one tool call of a run.
 type ToolCall struct {
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	Intent    Intent        `json:"intent,omitempty"`
-	Arguments string        `json:"arguments"`
-	Output    string        `json:"output"` // the text the model read
-	Error     string        `json:"error,omitempty"`
-	Outcome   Outcome       `json:"outcome"`
-	Attempts  int           `json:"attempts"`
-	Duration  time.Duration `json:"duration"`
-	Iteration int           `json:"iteration"`
+	ID        string        `json:"id"`               // the model's call ID (or one the agent gave it)
+	Name      string        `json:"name"`             // the tool's name, as the model sent it
+	Intent    Intent        `json:"intent,omitempty"` // empty for an unknown tool
+	Arguments string        `json:"arguments"`        // the raw arguments, as the model sent them
+	Output    string        `json:"output"`           // the text the model read
+	Error     string        `json:"error,omitempty"`  // the error, when the call did not succeed
+	Outcome   Outcome       `json:"outcome"`          // how the call ended
+	Attempts  int           `json:"attempts"`         // 0 when it never ran
+	Duration  time.Duration `json:"duration"`         // from start to outcome, approval included
+	Iteration int           `json:"iteration"`        // the round of tool calls, from 1
 }
 
 // Usage is the token usage summed over a run's model requests.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-	Requests         int `json:"requests"`
+	PromptTokens     int `json:"prompt_tokens"`     // tokens sent
+	CompletionTokens int `json:"completion_tokens"` // tokens generated
+	TotalTokens      int `json:"total_tokens"`      // as the endpoint counts them
+	Requests         int `json:"requests"`          // model requests that succeeded
 }
 
 // Result is the answer of a run and what happened on the way.
 type Result struct {
-	RunID      string     `json:"run_id"`
-	Output     string     `json:"output"`
-	Iterations int        `json:"iterations"` // rounds of tool calls
-	StopReason StopReason `json:"stop_reason"`
-	ToolCalls  []ToolCall `json:"tool_calls"`
-	Usage      Usage      `json:"usage"`
+	RunID      string     `json:"run_id"`      // the run's ID, also in every Call
+	Output     string     `json:"output"`      // the answer
+	Iterations int        `json:"iterations"`  // rounds of tool calls
+	StopReason StopReason `json:"stop_reason"` // why the run ended
+	ToolCalls  []ToolCall `json:"tool_calls"`  // every call, in the model's order within a round
+	Usage      Usage      `json:"usage"`       // summed over the run's model requests
 }
 
 // EventKind names what an Event reports.
@@ -83,27 +83,27 @@ const (
 // Event is one thing that happened during a run.
 type Event struct {
 	Kind      EventKind
-	Iteration int
-	Text      string
-	Call      *ToolCall
-	Result    *Result
+	Iteration int       // the round, from 1 (EventIteration, tool events)
+	Text      string    // EventTextDelta: the next piece of text
+	Call      *ToolCall // tool events: the call
+	Result    *Result   // EventDone: the result
 }
 
 // Hooks are funcs the agent calls as a run goes. Any may be nil. A hook's
 // error stops the run with that error. A Hooks value is an Option.
 type Hooks struct {
-	BeforeModel func(ctx context.Context, e ModelEvent) error
-	AfterModel  func(ctx context.Context, e ModelEvent) error
-	BeforeTool  func(ctx context.Context, e ToolEvent) error
-	AfterTool   func(ctx context.Context, e ToolEvent) error
-	OnError     func(ctx context.Context, err error)
-	OnComplete  func(ctx context.Context, r *Result)
+	BeforeModel func(ctx context.Context, e ModelEvent) error // before each model request
+	AfterModel  func(ctx context.Context, e ModelEvent) error // after each reply
+	BeforeTool  func(ctx context.Context, e ToolEvent) error  // before a call runs (or is denied)
+	AfterTool   func(ctx context.Context, e ToolEvent) error  // after it has an outcome
+	OnError     func(ctx context.Context, err error)          // when a run ends with an error
+	OnComplete  func(ctx context.Context, r *Result)          // when a run ends with an answer
 }
 
 // ModelEvent is a model request (before) or its reply (after).
 type ModelEvent struct {
-	RunID     string
-	Iteration int
+	RunID     string // the run's ID
+	Iteration int    // the request's round, from 1
 	// WithTools is false for the last request after the cap.
 	WithTools bool
 	// After the request: the reply text, the tool calls asked for, tokens.
@@ -115,8 +115,8 @@ type ModelEvent struct {
 
 // ToolEvent is a tool call about to run (before) or finished (after).
 type ToolEvent struct {
-	RunID string
-	Call  ToolCall
+	RunID string   // the run's ID
+	Call  ToolCall // the call; its outcome after it ran
 }
 
 // applyAgent makes a Hooks value an Option: pass it to NewAgent as it is.
