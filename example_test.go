@@ -37,13 +37,15 @@ func ExampleTool_Call() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
+	// snippet:call
 	tool, _ := agent.Tools().Get("weather")
-	text, err := tool.Call(ctx, `{"city":"Oslo"}`)
+	text, err := tool.Call(ctx, `{"city":"Oslo"}`) // exactly what the model path does
 	fmt.Println(text, err)
-	value, err := tool.Run(ctx, map[string]any{"city": "Oslo"})
+	value, err := tool.Run(ctx, map[string]any{"city": "Oslo"}) // the Go value
 	fmt.Println(value, err)
-	_, err = tool.Call(ctx, `{"town":"Oslo"}`)
+	_, err = tool.Call(ctx, `{"town":"Oslo"}`) // every problem, and the parameters
 	fmt.Println(err)
+	// end snippet:call
 	// Output:
 	// sunny in Oslo <nil>
 	// sunny in Oslo <nil>
@@ -70,6 +72,7 @@ func ExampleToolsFrom() {
 // Testing an agent with oniontest: the README's snippet.
 func TestReadmeOniontest(t *testing.T) {
 	ctx := context.Background()
+	// snippet:oniontest
 	s := oniontest.NewServer(t,
 		oniontest.ToolCalls(oniontest.Call("weather", `{"city":"Paris"}`)),
 		oniontest.Text("It is sunny in Paris."),
@@ -77,6 +80,7 @@ func TestReadmeOniontest(t *testing.T) {
 	agent, _ := onion.NewAgent("t", Weather, onion.BaseURL(s.URL()), onion.APIKey("test"))
 	answer, _ := agent.Input(ctx, "Weather in Paris?")
 	// s.Requests() holds every request the agent sent.
+	// end snippet:oniontest
 	if answer != "It is sunny in Paris." || len(s.Requests()) != 2 {
 		t.Errorf("answer %q after %d requests", answer, len(s.Requests()))
 	}

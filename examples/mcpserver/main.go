@@ -40,12 +40,14 @@ func main() {
 
 // run serves the tools until the host disconnects or a signal arrives.
 func run(ctx context.Context, root string) error {
+	// snippet:serve
 	files, err := builtin.NewFiles(root)
 	if err != nil {
 		return err
 	}
 	// ServeStdio closes files when it returns.
 	err = mcpserver.ServeStdio(ctx, builtin.NewTodoList(), files)
+	// end snippet:serve
 	if errors.Is(err, context.Canceled) {
 		return nil // stopped by a signal
 	}

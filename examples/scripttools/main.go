@@ -63,10 +63,12 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer, env fu
 		trackerURL = url
 	}
 
+	// snippet:parse
 	// The token goes in through Go: the scripts never see it.
 	tools, err := script.Parse("tickets.star", ticketsStar,
 		script.BaseURL(trackerURL),
 		script.Header("Authorization", "Bearer "+token))
+	// end snippet:parse
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,32 @@
+// Command hello is the README's quick start, as it is: a documented Go func
+// is the whole tool. Point it at a model with OPENAI_API_KEY, or at a local
+// OpenAI-compatible server with OPENAI_BASE_URL (and ONION_MODEL).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/onionkit/onion"
+)
+
+// snippet:quickstart
+
+// Weather reports the weather in a city.
+//
+// city: the city, e.g. Paris
+//
+//onion:intent read
+func Weather(city string) (string, error) { return "sunny in " + city, nil }
+
+func main() {
+	agent, err := onion.NewAgent("assistant", Weather, onion.MaxIterations(5))
+	if err != nil {
+		log.Fatal(err)
+	}
+	answer, err := agent.Input(context.Background(), "What's the weather in Paris?")
+	fmt.Println(answer, err)
+}
+
+// end snippet:quickstart
