@@ -29,6 +29,9 @@ var nextFresh = 1
 func BenchmarkDerive(b *testing.B) {
 	// Parse the generated package's source once, outside any timing: a
 	// program pays that once for all its tools.
+	if len(services.All) == 0 {
+		b.Skip("no generated types: run go generate in bench/ first (bench/run does)")
+	}
 	warm := services.All[0]
 	if _, err := onion.NewAgent("warm", warm); err != nil {
 		b.Fatal(err)
