@@ -23,6 +23,14 @@ import (
 // the fast path needs no validator; a full JSON Schema validator runs only
 // to explain arguments the plan rejected.
 
+// The Go types that travel differently from their kind.
+var (
+	durationType     = reflect.TypeFor[time.Duration]()   // "90s"
+	timeType         = reflect.TypeFor[time.Time]()       // RFC 3339
+	rawMessageType   = reflect.TypeFor[json.RawMessage]() // any JSON
+	customSchemaType = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
+)
+
 // objectPlan decodes a JSON object into a struct.
 type objectPlan struct {
 	fields    []fieldPlan

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/fatih/structtag"
 	"github.com/invopop/jsonschema"
@@ -42,12 +41,7 @@ type paramSchema struct {
 	validatorErr  error
 }
 
-var (
-	durationType   = reflect.TypeFor[time.Duration]()
-	timeType       = reflect.TypeFor[time.Time]()
-	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	schemaCache    sync.Map // reflect.Type → *paramSchema
-)
+var schemaCache sync.Map // reflect.Type → *paramSchema
 
 // paramsFor returns the parameters of an argument struct type, derived
 // once per type for the life of the process. hint is a source file of the
@@ -186,8 +180,6 @@ func checkType(t reflect.Type, path string, seen map[reflect.Type]bool) error {
 	}
 	return nil
 }
-
-var customSchemaType = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
 
 // deriver holds what one derivation needs to read the source.
 type deriver struct{ hint string }
