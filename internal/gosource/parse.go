@@ -295,11 +295,19 @@ func docLines(g *ast.CommentGroup) []string {
 
 func isTest(file string) bool { return strings.HasSuffix(file, "_test.go") }
 
+// clauses caches packageClause: file → package name. Every method looked up
+// in a file asks again, and reading the clause reads the whole file.
+var clauses sync.Map
+
 // packageClause returns the package name declared by file.
 func packageClause(file string) (string, error) {
+	if name, ok := clauses.Load(file); ok {
+		return name.(string), nil
+	}
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.PackageClauseOnly)
 	if err != nil {
 		return "", fmt.Errorf("read package clause: %w", err)
 	}
+	clauses.Store(file, f.Name.Name)
 	return f.Name.Name, nil
 }
