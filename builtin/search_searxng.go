@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -38,19 +37,5 @@ func (s *searxng) Search(ctx context.Context, query string, max int) ([]SearchRe
 	if err != nil {
 		return nil, err
 	}
-	var answer struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(body, &answer); err != nil {
-		return nil, fmt.Errorf("searxng search: unreadable answer: %w", err)
-	}
-	results := make([]SearchResult, len(answer.Results))
-	for i, r := range answer.Results {
-		results[i] = SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content}
-	}
-	return keepResults(results, max, false), nil
+	return contentResults("searxng", body, max)
 }

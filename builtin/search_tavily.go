@@ -47,19 +47,5 @@ func (t *tavily) Search(ctx context.Context, query string, max int) ([]SearchRes
 	if err != nil {
 		return nil, err
 	}
-	var answer struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
-	if err := json.Unmarshal(body, &answer); err != nil {
-		return nil, fmt.Errorf("tavily search: unreadable answer: %w", err)
-	}
-	results := make([]SearchResult, len(answer.Results))
-	for i, r := range answer.Results {
-		results[i] = SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content}
-	}
-	return keepResults(results, max, false), nil
+	return contentResults("tavily", body, max)
 }

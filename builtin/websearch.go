@@ -281,3 +281,23 @@ func (s *webSearcher) webSearch(ctx context.Context, args webSearchArgs) ([]Sear
 	}
 	return results[:min(len(results), n)], nil
 }
+
+// contentResults reads the answer shape SearXNG and Tavily share:
+// {"results": [{"title", "url", "content"}]}.
+func contentResults(provider string, body []byte, max int) ([]SearchResult, error) {
+	var answer struct {
+		Results []struct {
+			Title   string `json:"title"`
+			URL     string `json:"url"`
+			Content string `json:"content"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return nil, fmt.Errorf("%s search: unreadable answer: %w", provider, err)
+	}
+	results := make([]SearchResult, len(answer.Results))
+	for i, r := range answer.Results {
+		results[i] = SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content}
+	}
+	return keepResults(results, max, false), nil
+}
