@@ -77,3 +77,8 @@
 // Browser hold resources that Close releases, which an agent does when it is
 // closed.
 package builtin
+
+// The facts onion reads from this package's doc comments are also compiled
+// in, so that the tools keep their descriptions and parameter names in
+// binaries built with -trimpath or run far from the module cache.
+//go:generate go run github.com/onionkit/onion/cmd/oniondoc
