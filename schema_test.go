@@ -388,3 +388,37 @@ func TestPaintValidatesCustomSchema(t *testing.T) {
 		t.Errorf("a bad color was not refused by its own schema: %v", err)
 	}
 }
+
+// closingStore counts its closes.
+type closingStore struct{ closed int }
+
+// Get returns how often Close ran.
+func (c *closingStore) Get() int { return c.closed }
+
+// Put does nothing.
+func (c *closingStore) Put() {}
+
+func (c *closingStore) Close() error { c.closed++; return nil }
+
+func TestAgentCloseClosesEachInstanceOnce(t *testing.T) {
+	c := &closingStore{}
+	a, err := onion.NewAgent("c", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(a.Tools().Names(), ","); got != "get,put" {
+		t.Errorf("tools = %s; Close must not be one", got)
+	}
+	if err := a.Close(); err != nil || c.closed != 1 {
+		t.Errorf("Close: %v, instance closed %d times", err, c.closed)
+	}
+}
+
+func TestToolNameRules(t *testing.T) {
+	for name, ok := range map[string]bool{"ok_name-1": true, "has space": false, "": false, strings.Repeat("x", 65): false, "dot.name": false} {
+		_, err := onion.NewTool(NoParams, onion.Name(name))
+		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "must match") {
+			t.Errorf("name %q: err = %v", name, err)
+		}
+	}
+}
