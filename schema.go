@@ -354,8 +354,10 @@ func typeName(s *jsonschema.Schema) string {
 }
 
 // strict returns the OpenAI strict form of the schema: every property
-// required, optional ones nullable, additionalProperties false everywhere.
-// A free-form object cannot be expressed and is an error.
+// required, optional ones nullable, additionalProperties false everywhere,
+// no keywords strict mode refuses (default, minLength, maxLength: the
+// arguments are still held to them before the call). A free-form object
+// cannot be expressed and is an error.
 func (p *paramSchema) strict() ([]byte, error) {
 	p.strictOnce.Do(func() {
 		var s jsonschema.Schema
@@ -381,6 +383,9 @@ func isBoolSchema(s *jsonschema.Schema, v bool) bool {
 }
 
 func makeStrict(s *jsonschema.Schema, path string) error {
+	// Keywords strict mode does not accept; the Go side still applies and
+	// checks them.
+	s.Default, s.MinLength, s.MaxLength = nil, nil, nil
 	switch {
 	case s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.Enum) == 0:
 		return fmt.Errorf("strict mode cannot express %s: it accepts any JSON value; use a concrete type or drop onion.Strict()", path)
@@ -404,6 +409,13 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 			required = append(required, pair.Key)
 		}
 		s.Required = required
+		if len(required) == 0 {
+			// OpenAI's strict mode wants every property listed, even none.
+			if s.Extras == nil {
+				s.Extras = map[string]any{}
+			}
+			s.Extras["required"] = []string{}
+		}
 	case s.Type == "array":
 		if s.Items == nil {
 			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)

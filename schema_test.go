@@ -105,6 +105,15 @@ type Strictish struct {
 	Ship  Address `json:"ship"`
 }
 
+// Booking has keywords strict mode refuses.
+type Booking struct {
+	Seats int    `json:"seats" jsonschema:"default=1,minimum=1"`
+	Note  string `json:"note,omitempty" jsonschema:"maxLength=20"`
+}
+
+// Book books seats.
+func Book(b Booking) (Booking, error) { return b, nil }
+
 // Register registers a name.
 func Register(s Strictish) error { return nil }
 
@@ -210,7 +219,7 @@ func TestSchemasGolden(t *testing.T) {
 
 func TestStrictGolden(t *testing.T) {
 	var b strings.Builder
-	for _, fn := range []any{Register, Greet, NoParams, PlaceOrder} {
+	for _, fn := range []any{Register, Greet, NoParams, Book, PlaceOrder} {
 		a, err := onion.NewAgent("strict", fn, onion.Strict())
 		if err != nil {
 			fmt.Fprintf(&b, "== %T\nerror: %v\n\n", fn, err)
@@ -420,5 +429,22 @@ func TestToolNameRules(t *testing.T) {
 		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "must match") {
 			t.Errorf("name %q: err = %v", name, err)
 		}
+	}
+}
+
+func TestStrictKeepsGoChecks(t *testing.T) {
+	a, err := onion.NewAgent("strict", Book, onion.Strict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, _ := a.Tools().Get("book")
+	// Strict models send null for optional fields: the default applies.
+	out, err := book.Call(context.Background(), `{"seats":null,"note":null}`)
+	if err != nil || out != `{"seats":1}` {
+		t.Errorf("out %s, err %v", out, err)
+	}
+	// maxLength is not sent in strict mode but still checked.
+	if _, err := book.Call(context.Background(), `{"seats":2,"note":"far too long for the note field"}`); err == nil {
+		t.Error("a note over maxLength was accepted")
 	}
 }
