@@ -194,7 +194,9 @@ func (a *Agent) request(msgs []openai.ChatCompletionMessage, withTools bool) ope
 		req.Tools = a.Definitions()
 		req.ToolChoice = "auto"
 	} else if a.tools.Len() > 0 {
-		all = append(all, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: capNote})
+		// A user turn, not a system one: several servers' chat templates
+		// refuse a system message anywhere but first.
+		all = append(all, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: capNote})
 		req.Messages = all
 	}
 	return req
