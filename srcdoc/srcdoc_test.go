@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/onionkit/onion/srcdoc"
 )
 
+// runs makes each run's paths fresh: the registry lives as long as the
+// process, across -count repetitions.
+var runs atomic.Int64
+
 func TestRegisterMerges(t *testing.T) {
-	const path = "example.com/merge"
+	path := fmt.Sprintf("example.com/merge%d", runs.Add(1))
 	steps := []struct {
 		register srcdoc.Package
 		want     srcdoc.Package
