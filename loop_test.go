@@ -477,3 +477,18 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+	s := oniontest.NewServer(t, oniontest.RateLimited(time.Second), oniontest.Text("ok"))
+	// The backoff alone would wait milliseconds; the header says a second.
+	out, err := newAgent(t, s, onion.Logger(logger)).Input(context.Background(), "hi")
+	if err != nil || out != "ok" {
+		t.Fatalf("out %q, err %v", out, err)
+	}
+	if !strings.Contains(buf.String(), `"msg":"model request failed, retrying"`) || !strings.Contains(buf.String(), `"wait":1000000000`) {
+		t.Errorf("no retry record waiting the Retry-After second:\n%s", buf.String())
+	}
+}
