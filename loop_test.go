@@ -492,3 +492,33 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		t.Errorf("no retry record waiting the Retry-After second:\n%s", buf.String())
 	}
 }
+
+func TestStreamCutBeforeTextIsRetried(t *testing.T) {
+	// One chunk, the role, then the connection drops: nothing was said yet.
+	s := oniontest.NewServer(t, oniontest.Text("lost").CutAfter(1), oniontest.Text("whole answer"))
+	var text strings.Builder
+	for e, err := range newAgent(t, s).Stream(context.Background(), "go") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		text.WriteString(e.Text)
+	}
+	if text.String() != "whole answer" || len(s.Requests()) != 2 {
+		t.Errorf("text %q after %d requests", text.String(), len(s.Requests()))
+	}
+}
+
+func TestStreamCutMidTextIsNotRepeated(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("one two three four five").CutAfter(3))
+	var text strings.Builder
+	var err error
+	for e, e2 := range newAgent(t, s).Stream(context.Background(), "go") {
+		text.WriteString(e.Text)
+		if e2 != nil {
+			err = e2
+		}
+	}
+	if err == nil || len(s.Requests()) != 1 {
+		t.Errorf("err %v after %d requests; a retry would repeat %q", err, len(s.Requests()), text.String())
+	}
+}

@@ -35,8 +35,9 @@ func (a *Agent) callModel(ctx context.Context, req openai.ChatCompletionRequest,
 		ctx, hint := withRetryAfter(ctx)
 		var r reply
 		var err error
+		spoke := false // text already went out to the caller
 		if emit != nil {
-			r, err = a.streamOnce(ctx, req, emit, hint)
+			r, err = a.streamOnce(ctx, req, func(e Event) { spoke = true; emit(e) }, hint)
 		} else {
 			r, err = a.once(ctx, req)
 		}
@@ -44,7 +45,9 @@ func (a *Agent) callModel(ctx context.Context, req openai.ChatCompletionRequest,
 			return r, nil
 		}
 		lastErr = err
-		if ctx.Err() != nil || attempt >= a.cfg.retries || !retryable(err) {
+		// A stream cut after some of its text was passed on is not sent
+		// again: the caller would read that text twice.
+		if ctx.Err() != nil || attempt >= a.cfg.retries || !retryable(err) || spoke {
 			return reply{}, lastErr
 		}
 		wait := backoff(a.cfg.backoffMin, a.cfg.backoffMax, attempt)
