@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -277,5 +278,20 @@ func TestTerminalApproverKeepsTheLineOfACanceledQuestion(t *testing.T) {
 	go pw.Write([]byte("y\n"))
 	if ok, err := approve(context.Background(), onion.Call{Name: "second"}); !ok || err != nil {
 		t.Errorf("second question: %v, %v", ok, err)
+	}
+}
+
+func TestToolThatExitsItsGoroutine(t *testing.T) {
+	tool, err := onion.NewTool(func(struct{}) error { runtime.Goexit(); return nil }, onion.Name("vanish"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("vanish", `{}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, tool).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.ToolCalls[0]; c.Outcome != onion.OutcomeUnknown || !strings.Contains(c.Output, "Goexit") {
+		t.Errorf("call = %+v", c)
 	}
 }

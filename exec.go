@@ -206,7 +206,14 @@ func (a *Agent) runTool(ctx context.Context, t *Tool, c Call, args string) (stri
 	}
 	done := make(chan result, 1)
 	go func() {
+		finished := false
+		defer func() {
+			if !finished { // runtime.Goexit: recover does not see it
+				done <- result{err: &cutError{reason: "it ended its goroutine (runtime.Goexit) without returning"}}
+			}
+		}()
 		out, err := t.Call(ctx, args)
+		finished = true
 		done <- result{out, err}
 	}()
 	var r result
