@@ -149,7 +149,7 @@ func (a *Agent) callOne(ctx context.Context, s *seam, runID string, tc *ToolCall
 			if n == attempts || ctx.Err() != nil {
 				break
 			}
-			if err := s.sleep(ctx, backoff(a.cfg.backoffMin, a.cfg.backoffMax, n-1)); err != nil {
+			if err := s.sleep(ctx, s.backoff(n-1)); err != nil {
 				break
 			}
 		}

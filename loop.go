@@ -29,6 +29,8 @@ type seam struct {
 	// spawn runs fn concurrently; wait waits for everything spawned.
 	spawn func(fn func())
 	sleep func(ctx context.Context, d time.Duration) error
+	// backoff is the wait before retry n (from 0), jitter included.
+	backoff func(n int) time.Duration
 }
 
 // safetyNote is always part of the system instructions.
@@ -76,6 +78,7 @@ func (a *Agent) liveSeam(events chan<- Event) *seam {
 		now:     time.Now,
 		newID:   randomID,
 		sleep:   sleep,
+		backoff: func(n int) time.Duration { return backoff(a.cfg.backoffMin, a.cfg.backoffMax, n) },
 		spawn:   func(fn func()) { go fn() },
 		emit:    func(Event) {},
 		runTool: a.runTool,
