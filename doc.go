@@ -16,7 +16,11 @@
 //   - a pointer to a struct: every exported method declared on its type is
 //     a tool sharing the instance (promoted methods, Close and String are
 //     not), and Agent.Close closes an instance that is an io.Closer;
-//   - a *Tool or []*Tool.
+//   - a *Tool or []*Tool, built with NewTool and ToolOptions, with
+//     NewTypedTool (a func(context.Context, In) (Out, error) called without
+//     reflection, the fastest path), or with NewRawTool (a ready JSON Schema
+//     and a handler of raw JSON, for tools known only at run time, such as
+//     a remote MCP server's).
 //
 // The tool name is the snake_case Go name (CreateTicket → create_ticket).
 // The description is the first paragraph of the doc comment. A paragraph of
@@ -28,8 +32,19 @@
 // Arguments are checked before the Go function runs: the call decodes the
 // JSON straight into the Go values, checking types, required and unknown
 // fields, enums and bounds on the way, and a full JSON Schema validator
-// explains a rejection, naming every offending field. Tool.Call runs a
-// tool exactly as the model path does, with no model at all.
+// explains a rejection, naming every offending field. The result is sent
+// as it is when it is a string, else as JSON, encoded by a plan built once
+// per type. Tool.Call runs a tool exactly as the model path does, with no
+// model at all; Tool.Run returns the Go value.
+//
+// Binaries shipped without their source (built with -trimpath, or run far
+// from the module) keep their tools' names and descriptions when the
+// package runs the generator, from a //go:generate line:
+//
+//	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
+//
+// It writes oniondoc_gen.go, which registers the same facts at init with
+// package srcdoc; registered facts win over the source.
 //
 // # Directives
 //

@@ -560,3 +560,43 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 	actual, _ := resultSchemaCache.LoadOrStore(t, b)
 	return actual.([]byte), nil
 }
+
+// decodeArgs checks args and decodes them into v. On failure it returns an
+// *ArgumentError naming every problem.
+func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
+	sc := scanner{s: args}
+	sc.ws()
+	if sc.i == len(args) {
+		sc = scanner{s: "{}"}
+	}
+	err := p.plan.decode(&sc, v)
+	if err == nil {
+		err = sc.end()
+	}
+	if err == nil && !p.fullCheck {
+		return nil
+	}
+	return p.explain(tool, sc.s, err)
+}
+
+// explain turns a rejected call into an *ArgumentError; with a nil fastErr
+// it runs the full validator and reports only what it finds.
+func (p *paramSchema) explain(tool, args string, fastErr error) error {
+	if !json.Valid([]byte(args)) {
+		var v any
+		jerr := json.Unmarshal([]byte(args), &v)
+		msg := "arguments are not valid JSON"
+		if jerr != nil {
+			msg += " (" + jerr.Error() + ")"
+		}
+		return &ArgumentError{Tool: tool, Problems: []string{msg + `; send one JSON object such as {"name": value}`}, Params: p.listing}
+	}
+	problems := p.validate([]byte(args))
+	if len(problems) == 0 {
+		if fastErr == nil {
+			return nil
+		}
+		problems = []string{fastErr.Error()}
+	}
+	return &ArgumentError{Tool: tool, Problems: problems, Params: p.listing}
+}
