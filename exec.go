@@ -23,6 +23,11 @@ import (
 // mid-call. A write or delete failing with it ends as OutcomeUnknown.
 var ErrOutcomeUnknown = errors.New("outcome unknown")
 
+// failureText is the text the model reads for a call whose tool failed
+// with err: its arguments did not fit, it returned an error, or it
+// panicked. (mcpserver sends err's text with isError set instead.)
+func failureText(err error) string { return "error: " + err.Error() }
+
 // SkippedPrefix begins the message of every skipped call.
 const SkippedPrefix = "the tool did not run, so it is safe to call again"
 
@@ -140,7 +145,7 @@ func (a *Agent) callOne(ctx context.Context, s *seam, runID string, tc *ToolCall
 			}
 			tc.Error = err.Error()
 			tc.Outcome = Failed
-			tc.Output = a.capOutput("error: " + err.Error())
+			tc.Output = a.capOutput(failureText(err))
 			var cut *cutError
 			if errors.As(err, &cut) && t.intent != Read {
 				tc.Outcome = OutcomeUnknown
