@@ -77,29 +77,22 @@ func (n *Notes) summary() string {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdin, os.Stdout, os.Getenv); err != nil {
+	if err := run(ctx, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "approval:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the program, with the terminal and environment passed in so that a
-// test can answer the question and run it against oniontest.
-func run(ctx context.Context, in io.Reader, out io.Writer, env func(string) string) error {
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+// run is the program, with the terminal passed in so that a test can answer
+// the question and run it against oniontest.
+func run(ctx context.Context, in io.Reader, out io.Writer) error {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
 	notes := &Notes{}
-	opts := []any{notes,
+	agent, err := onion.NewAgent("notes", notes,
 		onion.Approver(onion.TerminalApprover(in, out)),
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-		onion.SystemPrompt("You keep the user's notes. If saving is refused, say so; do not claim it was saved."),
-	}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	agent, err := onion.NewAgent("notes", opts...)
+		onion.SystemPrompt("You keep the user's notes. If saving is refused, say so; do not claim it was saved."))
 	if err != nil {
 		return err
 	}

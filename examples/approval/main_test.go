@@ -29,9 +29,10 @@ func TestApproval(t *testing.T) {
 				oniontest.ToolCalls(oniontest.Call("save_note", args)),
 				oniontest.Text(tt.reply),
 			)
-			env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+			t.Setenv("OPENAI_BASE_URL", s.URL())
+			t.Setenv("OPENAI_API_KEY", "test")
 			var out bytes.Buffer
-			err := run(context.Background(), strings.NewReader(tt.answer), &out, func(k string) string { return env[k] })
+			err := run(context.Background(), strings.NewReader(tt.answer), &out)
 			if err != nil {
 				t.Fatal(err)
 			}

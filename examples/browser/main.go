@@ -27,7 +27,7 @@ func main() {
 	if len(os.Args) > 1 {
 		url = os.Args[1]
 	}
-	if err := run(ctx, os.Stdout, os.Getenv, builtin.NewBrowser(), url); err != nil {
+	if err := run(ctx, os.Stdout, builtin.NewBrowser(), url); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
@@ -35,21 +35,14 @@ func main() {
 
 // run asks the agent to read the page at url with browser, which it closes.
 // A test passes a browser allowed to reach loopback.
-func run(ctx context.Context, out io.Writer, env func(string) string, browser *builtin.Browser, url string) error {
+func run(ctx context.Context, out io.Writer, browser *builtin.Browser, url string) error {
 	defer browser.Close()
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
-	opts := []any{browser,
+	agent, err := onion.NewAgent("browser", browser,
 		onion.MaxIterations(5),
-		onion.SystemPrompt("You read web pages with the browser tools and answer only from what the pages show."),
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-	}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	agent, err := onion.NewAgent("browser", opts...)
+		onion.SystemPrompt("You read web pages with the browser tools and answer only from what the pages show."))
 	if err != nil {
 		return err
 	}

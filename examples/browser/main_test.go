@@ -47,13 +47,14 @@ func TestBrowser(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("page_text", `{"selector":"main"}`)),
 		oniontest.Text("The next ferry to Cacilhas leaves at 14:20 from pier 3. Service is normal."),
 	)
-	env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
 	browser := builtin.NewBrowser(
 		builtin.BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.0/8")),
 		builtin.BrowserTimeout(60*time.Second),
 	)
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, func(k string) string { return env[k] }, browser, page.URL); err != nil {
+	if err := run(context.Background(), &out, browser, page.URL); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

@@ -62,31 +62,24 @@ func Subtract(a, b float64) float64 {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdout, os.Getenv); err != nil {
+	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the program, with its output and environment passed in so that a
-// test can run it against oniontest.
-func run(ctx context.Context, out io.Writer, env func(string) string) error {
-	opts := []any{GetWeather, Subtract}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	opts = append(opts,
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-		onion.SystemPrompt("Answer with the tools; never guess a temperature."),
-	)
-	agent, err := onion.NewAgent("quickstart", opts...)
+// run is the program, with its output passed in so that a test can run it
+// against oniontest.
+func run(ctx context.Context, out io.Writer) error {
+	// NewAgent reads OPENAI_API_KEY, OPENAI_BASE_URL and ONION_MODEL itself.
+	agent, err := onion.NewAgent("quickstart", GetWeather, Subtract,
+		onion.SystemPrompt("Answer with the tools; never guess a temperature."))
 	if err != nil {
 		return err
 	}
 	defer agent.Close()
 
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return withoutModel(ctx, out, agent)
 	}
 	answer, err := agent.Input(ctx, question)

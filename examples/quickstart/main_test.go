@@ -11,15 +11,11 @@ import (
 	"github.com/sashabaranov/go-openai"
 )
 
-// envOf makes an env func of a map, so that tests never read the real
-// environment.
-func envOf(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
-
 func TestWithoutModel(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, envOf(nil)); err != nil {
+	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -58,9 +54,11 @@ func TestWithModel(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("subtract", `{"a":21.5,"b":4}`)),
 		oniontest.Text("Lisbon is 17.5 °C warmer than Oslo."),
 	)
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
+	t.Setenv("ONION_MODEL", "test-model")
 	var out bytes.Buffer
-	env := envOf(map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test", "ONION_MODEL": "test-model"})
-	if err := run(context.Background(), &out, env); err != nil {
+	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
 	want := "Q: " + question + "\nA: Lisbon is 17.5 °C warmer than Oslo.\n"

@@ -31,10 +31,9 @@ const systemPrompt = `You answer research questions using web_search and web_fet
 Search first, then fetch the most relevant pages and answer from what they say, citing their URLs.
 If a search or a fetch fails, or the pages do not answer the question, say exactly that: never invent facts, URLs or quotes.`
 
-// config is what the program runs with: the model's endpoint and the tools,
-// which a test replaces with ones pointed at loopback servers.
+// config holds the tools the program runs with, which a test replaces with
+// ones pointed at loopback servers.
 type config struct {
-	env    func(string) string
 	search *onion.Tool
 	fetch  *onion.Tool
 }
@@ -49,7 +48,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "research: no search provider:", err)
 	}
 	cfg := config{
-		env:    os.Getenv,
 		search: builtin.NewWebSearch(provider),
 		fetch:  builtin.NewWebFetch(),
 	}
@@ -62,20 +60,12 @@ func main() {
 // run answers each question in questions, or each line of in when there
 // are none, in one conversation.
 func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, cfg config) error {
-	env := cfg.env
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
-	opts := []any{cfg.search, cfg.fetch,
+	agent, err := onion.NewAgent("research", cfg.search, cfg.fetch,
 		onion.MaxIterations(4),
-		onion.SystemPrompt(systemPrompt),
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-	}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	agent, err := onion.NewAgent("research", opts...)
+		onion.SystemPrompt(systemPrompt))
 	if err != nil {
 		return err
 	}

@@ -51,9 +51,9 @@ func TestResearch(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("web_fetch", `{"url":"`+w.URL+`/glossary"}`)),
 		oniontest.Text("They are modified leaves; the glossary could not be fetched (HTTP 404)."),
 	)
-	env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
 	cfg := config{
-		env:    func(k string) string { return env[k] },
 		search: builtin.NewWebSearch(builtin.SearXNG(w.URL)),
 		fetch:  builtin.NewWebFetch(builtin.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
 	}
@@ -129,9 +129,9 @@ func TestResearchCap(t *testing.T) {
 	}
 	steps = append(steps, oniontest.Text("From the searches so far: onions have layers."))
 	s := oniontest.NewServer(t, steps...)
-	env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
 	cfg := config{
-		env:    func(k string) string { return env[k] },
 		search: builtin.NewWebSearch(builtin.SearXNG(w.URL)),
 		fetch:  builtin.NewWebFetch(builtin.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
 	}

@@ -40,19 +40,19 @@ const defaultPrompt = "What is ticket 42 about? Tell the customer we are on it."
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Getenv); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Getenv("TICKETS_URL"), os.Getenv("TICKETS_TOKEN")); err != nil {
 		fmt.Fprintln(os.Stderr, "scripttools:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the program, with its arguments, terminal and environment passed
-// in so that a test can run it against oniontest and an httptest tracker.
-func run(ctx context.Context, args []string, in io.Reader, out io.Writer, env func(string) string) error {
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+// run is the program, with its arguments, terminal and tracker passed in so
+// that a test can run it against oniontest and an httptest tracker. With
+// trackerURL empty it serves the demo tracker.
+func run(ctx context.Context, args []string, in io.Reader, out io.Writer, trackerURL, token string) error {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
-	trackerURL, token := env("TICKETS_URL"), env("TICKETS_TOKEN")
 	if trackerURL == "" {
 		token = "demo-token"
 		url, stop, err := serveDemo(newTracker(token))
@@ -72,16 +72,9 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer, env fu
 	if err != nil {
 		return err
 	}
-	opts := []any{tools,
+	agent, err := onion.NewAgent("support", tools,
 		onion.Approver(onion.TerminalApprover(in, out)),
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-		onion.SystemPrompt("You help the support team with tickets."),
-	}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	agent, err := onion.NewAgent("support", opts...)
+		onion.SystemPrompt("You help the support team with tickets."))
 	if err != nil {
 		return err
 	}

@@ -31,14 +31,16 @@ func toolMessages(t *testing.T, s *oniontest.Server) []string {
 // tracker is nil, an httptest tracker; answer is typed at the terminal.
 func runWith(t *testing.T, s *oniontest.Server, tr *tracker, token, answer string) string {
 	t.Helper()
-	env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
+	var trackerURL string
 	if tr != nil {
 		app := httptest.NewServer(tr)
 		t.Cleanup(app.Close)
-		env["TICKETS_URL"], env["TICKETS_TOKEN"] = app.URL, token
+		trackerURL = app.URL
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), nil, strings.NewReader(answer), &out, func(k string) string { return env[k] }); err != nil {
+	if err := run(context.Background(), nil, strings.NewReader(answer), &out, trackerURL, token); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()

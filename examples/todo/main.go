@@ -83,28 +83,21 @@ func (l *TodoList) List() []Task {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdout, os.Getenv); err != nil {
+	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "todo:", err)
 		os.Exit(1)
 	}
 }
 
-// run is the program, with its output and environment passed in so that a
-// test can run it against oniontest.
-func run(ctx context.Context, out io.Writer, env func(string) string) error {
-	if env("OPENAI_API_KEY") == "" && env("OPENAI_BASE_URL") == "" {
+// run is the program, with its output passed in so that a test can run it
+// against oniontest.
+func run(ctx context.Context, out io.Writer) error {
+	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
 	list := &TodoList{}
-	opts := []any{list,
-		onion.BaseURL(env("OPENAI_BASE_URL")),
-		onion.APIKey(env("OPENAI_API_KEY")),
-		onion.SystemPrompt("You keep the user's todo list with the tools. Always check the list before saying what is on it."),
-	}
-	if m := env("ONION_MODEL"); m != "" {
-		opts = append(opts, onion.Model(m))
-	}
-	agent, err := onion.NewAgent("todo", opts...)
+	agent, err := onion.NewAgent("todo", list,
+		onion.SystemPrompt("You keep the user's todo list with the tools. Always check the list before saying what is on it."))
 	if err != nil {
 		return err
 	}

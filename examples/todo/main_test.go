@@ -24,9 +24,10 @@ func TestTwoTurnsShareTheList(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("list", `{}`)),
 		oniontest.Text("Left: book a hotel, pack."),
 	)
-	env := map[string]string{"OPENAI_BASE_URL": s.URL(), "OPENAI_API_KEY": "test"}
+	t.Setenv("OPENAI_BASE_URL", s.URL())
+	t.Setenv("OPENAI_API_KEY", "test")
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, func(k string) string { return env[k] }); err != nil {
+	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
 
@@ -73,7 +74,9 @@ func TestTwoTurnsShareTheList(t *testing.T) {
 }
 
 func TestNoModel(t *testing.T) {
-	err := run(context.Background(), &bytes.Buffer{}, func(string) string { return "" })
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	err := run(context.Background(), &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Errorf("err = %v, want one naming OPENAI_API_KEY", err)
 	}
