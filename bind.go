@@ -67,17 +67,19 @@ func funcBinding(v reflect.Value) (*binding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the source of %s: %w", funcName(v), err)
 	}
+	name := funcName(v)
 	b, err := deriveBinding(v.Type(), funcSource{
-		goName:  goName(facts, found, v),
+		goName:  goName(facts, found, name),
 		facts:   facts,
 		found:   found,
 		pkgPath: pkgPath,
 		hint:    gosource.FileOf(v),
-		display: "func " + funcName(v),
+		display: "func " + name,
 	})
 	if err != nil {
 		return nil, err
 	}
+	b.anonymous = closureRE.MatchString(name)
 	bindings.Store(key, b)
 	return b, nil
 }
@@ -212,6 +214,7 @@ type binding struct {
 	elemType  reflect.Type // what the arguments decode into
 	res       results
 	hint      string // a source file of the func
+	anonymous bool   // a func literal: it needs onion.Name
 }
 
 func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
@@ -303,10 +306,8 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 	for _, o := range opts {
 		o.applyTool(&cfg)
 	}
-	if closureRE.MatchString(funcName(fn)) || b.goName == "func1" {
-		if !hasOption(opts, func(c *toolConfig) bool { return c.name != "" }) {
-			return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", b.display)
-		}
+	if b.anonymous && !cfg.named {
+		return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", b.display)
 	}
 	t, err := newTool(cfg, b.params, b.display)
 	if err != nil {
@@ -340,14 +341,6 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		return res.extract(fn.Call(callIn))
 	}
 	return t, nil
-}
-
-func hasOption(opts []ToolOption, test func(*toolConfig) bool) bool {
-	var c toolConfig
-	for _, o := range opts {
-		o.applyTool(&c)
-	}
-	return test(&c)
 }
 
 // newTool checks the configuration shared by every kind of tool.
@@ -509,18 +502,14 @@ func funcName(v reflect.Value) string {
 	return strings.TrimSuffix(f.Name(), "-fm")
 }
 
-// goName is the Go name of the func or method: Search, Add. Anonymous funcs
-// get "func1" and must be named with onion.Name.
-func goName(facts srcdoc.Func, found bool, v reflect.Value) string {
+// goName is the Go name of the func or method: Search, Add, from its facts
+// or else from its runtime name.
+func goName(facts srcdoc.Func, found bool, name string) string {
 	if found && facts.Name != "" {
 		if i := strings.LastIndex(facts.Name, "."); i >= 0 {
 			return facts.Name[i+1:]
 		}
 		return facts.Name
-	}
-	name := funcName(v)
-	if closureRE.MatchString(name) {
-		return "func1"
 	}
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		name = name[i+1:]

@@ -293,7 +293,7 @@ func (p *objectPlan) decoderFor(t reflect.Type, s *jsonschema.Schema) (decodeFun
 			}
 			v.Set(reflect.MakeSlice(t, 0, 0))
 			for n := 0; ; n++ {
-				if sc.close(']', n) {
+				if sc.close(']') {
 					return c.checkItems(n)
 				}
 				if n > 0 && !sc.comma() {
@@ -352,7 +352,7 @@ func (p *objectPlan) decode(sc *scanner, v reflect.Value) error {
 		seenBig = make([]bool, len(p.fields))
 	}
 	for n := 0; ; n++ {
-		if sc.close('}', n) {
+		if sc.close('}') {
 			break
 		}
 		if n > 0 && !sc.comma() {
@@ -730,9 +730,9 @@ func (sc *scanner) open(c byte) bool {
 	return false
 }
 
-// close consumes the closing bracket c if it comes next. n is the number of
-// members read so far; a trailing comma is a syntax error left to the caller.
-func (sc *scanner) close(c byte, n int) bool {
+// close consumes the closing bracket c if it comes next; a trailing comma
+// before it is a syntax error left to the caller.
+func (sc *scanner) close(c byte) bool {
 	sc.ws()
 	if sc.i < len(sc.s) && sc.s[sc.i] == c {
 		sc.i++
@@ -966,7 +966,7 @@ func (sc *scanner) skip() (string, error) {
 		}
 		sc.i++
 		for n := 0; ; n++ {
-			if sc.close(end, n) {
+			if sc.close(end) {
 				break
 			}
 			if n > 0 && !sc.comma() {

@@ -46,6 +46,7 @@ type ToolOption interface {
 
 type toolConfig struct {
 	name        string
+	named       bool // set by Name
 	description string
 	intent      Intent
 	idempotent  bool
@@ -60,7 +61,7 @@ func (f toolOptionFunc) applyTool(c *toolConfig) { f(c) }
 
 // Name sets the tool's name, instead of the snake_case form of the Go name.
 func Name(name string) ToolOption {
-	return toolOptionFunc(func(c *toolConfig) { c.name = name })
+	return toolOptionFunc(func(c *toolConfig) { c.name, c.named = name, true })
 }
 
 // Description sets the tool's description, instead of the first paragraph of
