@@ -25,6 +25,7 @@ type Agent struct {
 	name   string
 	cfg    config
 	tools  *Toolset
+	defs   []openai.Tool // the tools as sent, built once
 	client *openai.Client
 
 	mu      sync.Mutex // guards history
@@ -256,6 +257,10 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		}
 	}
 	a := &Agent{name: name, cfg: cfg, tools: set}
+	a.defs = make([]openai.Tool, len(set.tools))
+	for i, t := range set.tools {
+		a.defs[i] = t.definition(cfg.strict)
+	}
 	a.client = cfg.client
 	if a.client == nil {
 		oc := openai.DefaultConfig(cfg.apiKey)
@@ -394,10 +399,4 @@ func (a *Agent) Close() error {
 
 // Definitions returns the tools as the agent sends them to the model
 // (strict schemas when the agent is Strict).
-func (a *Agent) Definitions() []openai.Tool {
-	defs := make([]openai.Tool, len(a.tools.tools))
-	for i, t := range a.tools.tools {
-		defs[i] = t.definition(a.cfg.strict)
-	}
-	return defs
-}
+func (a *Agent) Definitions() []openai.Tool { return slices.Clone(a.defs) }

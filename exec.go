@@ -33,6 +33,7 @@ const SkippedPrefix = "the tool did not run, so it is safe to call again"
 
 func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, calls []openai.ToolCall) ([]ToolCall, error) {
 	out := make([]ToolCall, len(calls))
+	tools := make([]*Tool, len(calls)) // nil for an unknown name
 	var reads, writes []int
 	for i, tc := range calls {
 		out[i] = ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Iteration: iter}
@@ -44,6 +45,7 @@ func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, ca
 			continue
 		}
 		out[i].Intent = t.intent
+		tools[i] = t
 		if t.intent == Read {
 			reads = append(reads, i)
 		} else {
@@ -73,7 +75,7 @@ func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, ca
 				out[i].Outcome, out[i].Output, out[i].Error = Failed, "error: the run was canceled before the tool ran", ctx.Err().Error()
 				return
 			}
-			if err := a.callOne(ctx, s, runID, &out[i]); err != nil {
+			if err := a.callOne(ctx, s, runID, tools[i], &out[i]); err != nil {
 				fail(err)
 			}
 		})
@@ -91,7 +93,7 @@ func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, ca
 			s.emit(Event{Kind: EventToolFinished, Iteration: iter, Call: ptr(*c)})
 			continue
 		}
-		if err := a.callOne(ctx, s, runID, c); err != nil {
+		if err := a.callOne(ctx, s, runID, tools[i], c); err != nil {
 			fail(err)
 			break
 		}
@@ -110,8 +112,7 @@ func ptr[T any](v T) *T { return &v }
 
 // callOne asks for approval if needed and runs the call, with retries
 // where the intent allows them. Its error is a hook's.
-func (a *Agent) callOne(ctx context.Context, s *seam, runID string, tc *ToolCall) error {
-	t, _ := a.tools.Get(tc.Name)
+func (a *Agent) callOne(ctx context.Context, s *seam, runID string, t *Tool, tc *ToolCall) error {
 	args := json.RawMessage(tc.Arguments)
 	if !json.Valid(args) {
 		args, _ = json.Marshal(tc.Arguments)

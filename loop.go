@@ -194,7 +194,7 @@ func (a *Agent) request(msgs []openai.ChatCompletionMessage, withTools bool) ope
 		req.Temperature = *a.cfg.temperature
 	}
 	if withTools {
-		req.Tools = a.Definitions()
+		req.Tools = a.defs
 		req.ToolChoice = "auto"
 	} else if a.tools.Len() > 0 {
 		// A user turn, not a system one: several servers' chat templates
