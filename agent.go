@@ -249,17 +249,18 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 	}
-	if cfg.strict {
-		for _, t := range set.tools {
-			if _, err := t.params.strict(); err != nil {
-				return nil, fmt.Errorf("onion.NewAgent %q: tool %q: %w", name, t.name, err)
-			}
-		}
-	}
 	a := &Agent{name: name, cfg: cfg, tools: set}
 	a.defs = make([]openai.Tool, len(set.tools))
 	for i, t := range set.tools {
-		a.defs[i] = t.definition(cfg.strict)
+		a.defs[i] = t.Definition()
+		if cfg.strict {
+			params, err := t.params.strict()
+			if err != nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: tool %q: %w", name, t.name, err)
+			}
+			a.defs[i].Function.Strict = true
+			a.defs[i].Function.Parameters = json.RawMessage(params)
+		}
 	}
 	a.client = cfg.client
 	if a.client == nil {

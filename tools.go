@@ -155,21 +155,12 @@ func (t *Tool) Signature() string { return t.signature }
 
 // Definition returns the tool as sent to a Chat Completions endpoint.
 func (t *Tool) Definition() openai.Tool {
-	return t.definition(false)
-}
-
-func (t *Tool) definition(strict bool) openai.Tool {
-	params := t.params.json
-	if strict {
-		params = t.params.strictJSON
-	}
 	return openai.Tool{
 		Type: openai.ToolTypeFunction,
 		Function: &openai.FunctionDefinition{
 			Name:        t.name,
 			Description: t.description,
-			Strict:      strict,
-			Parameters:  json.RawMessage(params),
+			Parameters:  json.RawMessage(slices.Clone(t.params.json)),
 		},
 	}
 }
