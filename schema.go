@@ -62,15 +62,8 @@ func deriveParams(t reflect.Type, hint string) (*paramSchema, error) {
 	if err := checkType(t, "", map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
-	d := deriver{hint: hint}
-	r := &jsonschema.Reflector{
-		DoNotReference: true,
-		Anonymous:      true,
-		Mapper:         d.mapType,
-		LookupComment:  d.lookupComment,
-	}
-	s := r.ReflectFromType(t)
-	s.Version, s.ID, s.Description, s.Title = "", "", "", ""
+	s := deriver{hint: hint}.reflect(t)
+	s.Description, s.Title = "", ""
 	if s.Properties == nil {
 		s.Properties = jsonschema.NewProperties()
 	}
@@ -183,6 +176,19 @@ func checkType(t reflect.Type, path string, seen map[reflect.Type]bool) error {
 
 // deriver holds what one derivation needs to read the source.
 type deriver struct{ hint string }
+
+// reflect derives the schema of t, inlined, without $schema and $id.
+func (d deriver) reflect(t reflect.Type) *jsonschema.Schema {
+	r := &jsonschema.Reflector{
+		DoNotReference: true,
+		Anonymous:      true,
+		Mapper:         d.mapType,
+		LookupComment:  d.lookupComment,
+	}
+	s := r.ReflectFromType(t)
+	s.Version, s.ID = "", ""
+	return s
+}
 
 // mapType gives the schema of the types the reflector does not know: Go
 // durations, raw JSON, unsigned integers, and named types whose constants
@@ -549,11 +555,7 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 	if err := checkType(t, "result", map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
-	d := deriver{hint: hint}
-	r := &jsonschema.Reflector{DoNotReference: true, Anonymous: true, Mapper: d.mapType, LookupComment: d.lookupComment}
-	s := r.ReflectFromType(t)
-	s.Version, s.ID = "", ""
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(deriver{hint: hint}.reflect(t))
 	if err != nil {
 		return nil, fmt.Errorf("encode result schema: %w", err)
 	}
