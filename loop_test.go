@@ -38,10 +38,8 @@ func toolMessages(t *testing.T, s *oniontest.Server, n int) map[string]string {
 		t.Fatalf("only %d requests, want request %d", len(reqs), n)
 	}
 	out := map[string]string{}
-	for _, m := range reqs[n].Body.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			out[m.ToolCallID] = m.Content
-		}
+	for _, m := range reqs[n].ToolResults() {
+		out[m.ToolCallID] = m.Content
 	}
 	return out
 }

@@ -40,6 +40,18 @@ type Request struct {
 	Stream bool // the request asked for a stream ("stream": true)
 }
 
+// ToolResults returns the tool messages the request carries, in order: the
+// results of tool calls the agent sends back to the model.
+func (r Request) ToolResults() []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, m := range r.Body.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // NewServer starts a Server that serves steps in order, one per request,
 // and closes it when the test ends. A request that finds no step left gets
 // a 500 reply and fails the test.

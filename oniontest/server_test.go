@@ -881,3 +881,26 @@ func TestFixtureCopiesMatchShared(t *testing.T) {
 		}
 	}
 }
+
+func TestToolResults(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("done"))
+	req := chat(false, "go")
+	req.Messages = append(req.Messages,
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{
+			{ID: "a", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f", Arguments: "{}"}},
+			{ID: "b", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "f", Arguments: "{}"}},
+		}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "a", Content: "one"},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "b", Content: "two"},
+	)
+	if _, err := s.Client().CreateChatCompletion(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Requests()[0].ToolResults()
+	if len(got) != 2 || got[0].ToolCallID != "a" || got[0].Content != "one" || got[1].Content != "two" {
+		t.Errorf("ToolResults = %+v", got)
+	}
+	if n := len(oniontest.Request{}.ToolResults()); n != 0 {
+		t.Errorf("an empty request has %d tool results", n)
+	}
+}

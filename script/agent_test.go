@@ -18,14 +18,11 @@ func lastToolMessage(t *testing.T, s *oniontest.Server) openai.ChatCompletionMes
 	if len(reqs) == 0 {
 		t.Fatal("the model got no request")
 	}
-	msgs := reqs[len(reqs)-1].Body.Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleTool {
-			return msgs[i]
-		}
+	results := reqs[len(reqs)-1].ToolResults()
+	if len(results) == 0 {
+		t.Fatalf("no tool message in the last request: %+v", reqs[len(reqs)-1].Body.Messages)
 	}
-	t.Fatalf("no tool message in the last request: %+v", msgs)
-	return openai.ChatCompletionMessage{}
+	return results[len(results)-1]
 }
 
 func TestTicketInAgentLoop(t *testing.T) {

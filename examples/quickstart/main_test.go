@@ -89,10 +89,8 @@ func TestWithModel(t *testing.T) {
 	}
 	// The tool results went back to the model as tool messages.
 	want2 := map[string]string{}
-	for _, m := range reqs[1].Body.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			want2[m.ToolCallID] = m.Content
-		}
+	for _, m := range reqs[1].ToolResults() {
+		want2[m.ToolCallID] = m.Content
 	}
 	if len(want2) != 2 || !containsValue(want2, "21.5") || !containsValue(want2, "4") {
 		t.Errorf("tool results in the second request = %v", want2)

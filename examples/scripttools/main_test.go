@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion/oniontest"
-	"github.com/sashabaranov/go-openai"
 	"go.uber.org/goleak"
 )
 
@@ -19,10 +18,8 @@ func toolMessages(t *testing.T, s *oniontest.Server) []string {
 	t.Helper()
 	reqs := s.Requests()
 	var out []string
-	for _, m := range reqs[len(reqs)-1].Body.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			out = append(out, m.Content)
-		}
+	for _, m := range reqs[len(reqs)-1].ToolResults() {
+		out = append(out, m.Content)
 	}
 	return out
 }

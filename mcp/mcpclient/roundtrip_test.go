@@ -84,14 +84,11 @@ func lastToolMessage(t *testing.T, s *oniontest.Server) openai.ChatCompletionMes
 	if len(reqs) == 0 {
 		t.Fatal("the agent sent no request")
 	}
-	msgs := reqs[len(reqs)-1].Body.Messages
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleTool {
-			return msgs[i]
-		}
+	results := reqs[len(reqs)-1].ToolResults()
+	if len(results) == 0 {
+		t.Fatalf("no tool message in the last request: %+v", reqs[len(reqs)-1].Body.Messages)
 	}
-	t.Fatalf("no tool message in the last request: %+v", msgs)
-	return openai.ChatCompletionMessage{}
+	return results[len(results)-1]
 }
 
 // TestRoundTrip serves onion tools with mcpserver, takes them back with
@@ -190,10 +187,8 @@ func TestRoundTrip(t *testing.T) {
 			// The first response's results went back as two tool messages.
 			reqs := s.Requests()
 			var contents []string
-			for _, m := range reqs[1].Body.Messages {
-				if m.Role == openai.ChatMessageRoleTool {
-					contents = append(contents, m.Content)
-				}
+			for _, m := range reqs[1].ToolResults() {
+				contents = append(contents, m.Content)
 			}
 			if !reflect.DeepEqual(contents, []string{`{"title":"plan","body":"ship it"}`, "42"}) {
 				t.Errorf("tool messages of the first round = %q", contents)
