@@ -72,7 +72,8 @@ func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, ca
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i].Outcome, out[i].Output, out[i].Error = Failed, "error: the run was canceled before the tool ran", ctx.Err().Error()
+				err := fmt.Errorf("the run was canceled before the tool ran: %w", ctx.Err())
+				out[i].Outcome, out[i].Output, out[i].Error = Failed, failureText(err), err.Error()
 				return
 			}
 			if err := a.callOne(ctx, s, runID, tools[i], &out[i]); err != nil {
