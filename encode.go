@@ -169,21 +169,25 @@ func appendMap(b []byte, v reflect.Value, elem encodeFunc) ([]byte, error) {
 	if v.IsNil() {
 		return append(b, "null"...), nil
 	}
-	keys := make([]string, 0, v.Len())
+	type entry struct {
+		key   string
+		value reflect.Value
+	}
+	entries := make([]entry, 0, v.Len())
 	iter := v.MapRange()
 	for iter.Next() {
-		keys = append(keys, iter.Key().String())
+		entries = append(entries, entry{iter.Key().String(), iter.Value()})
 	}
-	slices.Sort(keys)
+	slices.SortFunc(entries, func(x, y entry) int { return strings.Compare(x.key, y.key) })
 	b = append(b, '{')
 	var err error
-	for i, k := range keys {
+	for i, e := range entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = appendString(b, e.key)
 		b = append(b, ':')
-		if b, err = elem(b, v.MapIndex(reflect.ValueOf(k).Convert(v.Type().Key()))); err != nil {
+		if b, err = elem(b, e.value); err != nil {
 			return nil, err
 		}
 	}
