@@ -103,3 +103,12 @@ func toolsFor(ref string) ([]*onion.Tool, io.Closer, error) {
 	}
 	return ts, closer, nil
 }
+
+// mustTool returns the tool a constructor of this package built from its
+// own func: the signature is ours, so an error is a bug, and it panics.
+func mustTool(t *onion.Tool, err error) *onion.Tool {
+	if err != nil {
+		panic("builtin: " + err.Error())
+	}
+	return t
+}

@@ -106,16 +106,12 @@ func NewShell(opts ...ShellOption) *onion.Tool {
 			return !s.isReadOnly(args.Command), nil
 		})
 	}
-	t, err := onion.NewTool(s.run,
+	return mustTool(onion.NewTool(s.run,
 		onion.Name("run_command"),
 		onion.Description(shellDescription),
 		onion.Write,
 		approve,
-	)
-	if err != nil {
-		panic(fmt.Sprintf("builtin: NewShell: %v", err))
-	}
-	return t
+	))
 }
 
 // isReadOnly reports whether command runs one allow-listed program and

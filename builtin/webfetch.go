@@ -116,15 +116,11 @@ const webFetchDescription = `Fetch one public web page (http or https) and retur
 // and why.
 func NewWebFetch(opts ...WebFetchOption) *onion.Tool {
 	f := newWebFetcher(opts...)
-	t, err := onion.NewTool(f.webFetch,
+	return mustTool(onion.NewTool(f.webFetch,
 		onion.Name("web_fetch"),
 		onion.Description(webFetchDescription),
 		onion.Read,
-	)
-	if err != nil {
-		panic("builtin: NewWebFetch: " + err.Error()) // the signature is ours; failing is a bug
-	}
-	return t
+	))
 }
 
 // webFetcher holds one web_fetch tool's settings; it is not changed after

@@ -238,15 +238,11 @@ const webSearchDescription = `Search the web. Returns a JSON list of results, be
 // SearchFromEnv to pick a provider from the environment.
 func NewWebSearch(provider SearchProvider) *onion.Tool {
 	s := &webSearcher{provider: provider}
-	t, err := onion.NewTool(s.webSearch,
+	return mustTool(onion.NewTool(s.webSearch,
 		onion.Name("web_search"),
 		onion.Description(webSearchDescription),
 		onion.Read,
-	)
-	if err != nil {
-		panic("builtin: NewWebSearch: " + err.Error()) // the signature is ours; failing is a bug
-	}
-	return t
+	))
 }
 
 // webSearcher is one web_search tool.
