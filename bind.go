@@ -357,17 +357,7 @@ func newTool(cfg toolConfig, params *paramSchema, source string) (*Tool, error) 
 	if cfg.description == "" {
 		cfg.description = "Execute the " + cfg.name + " tool."
 	}
-	return &Tool{
-		name:        cfg.name,
-		description: cfg.description,
-		intent:      cfg.intent,
-		idempotent:  cfg.idempotent,
-		approve:     cfg.approve,
-		approveIf:   cfg.approveIf,
-		closer:      cfg.closer,
-		source:      source,
-		params:      params,
-	}, nil
+	return &Tool{toolConfig: cfg, source: source, params: params}, nil
 }
 
 // isArgStruct reports whether t is a struct argument whose fields are the

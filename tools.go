@@ -21,15 +21,9 @@ import (
 // NewTool, ToolsFrom or NewRawTool, or let NewAgent build them from the
 // values it is given. A Tool is immutable and safe for concurrent use.
 type Tool struct {
-	name        string
-	description string
-	intent      Intent
-	idempotent  bool
-	approve     bool
-	approveIf   func(context.Context, Call) (bool, error)
-	closer      io.Closer
-	source      string // where the tool came from, for error messages
-	signature   string // Go-syntax signature for DescribeTools
+	toolConfig        // as its options and doc comment set it, defaults filled in
+	source     string // where the tool came from, for error messages
+	signature  string // Go-syntax signature for DescribeTools
 
 	params *paramSchema
 	invoke func(ctx context.Context, args string) (any, error)
