@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"reflect"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +44,28 @@ func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.tool(v, opts)
+	for _, o := range opts {
+		if m, ok := o.(methodOption); ok && m.name != b.goName {
+			return nil, fmt.Errorf("onion.NewTool: onion.Method(%q) names another method than %s", m.name, b.display)
+		}
+	}
+	t, err := b.tool(v, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !b.anonymous {
+		t.origin = toolOrigin{pc: v.Pointer()}
+	}
+	return t, nil
+}
+
+// toolOrigin identifies the Go value a tool was made of: a named func by
+// its code, or one method of one struct instance.
+type toolOrigin struct {
+	pc     uintptr
+	recv   uintptr
+	typ    reflect.Type
+	method string
 }
 
 // bindings caches what a func's type and source say about it as a tool,
@@ -63,23 +84,25 @@ func funcBinding(v reflect.Value) (*binding, error) {
 	if b, ok := bindings.Load(key); ok {
 		return b.(*binding), nil
 	}
-	facts, pkgPath, found, err := gosource.ForFunc(v)
-	if err != nil {
-		return nil, fmt.Errorf("read the source of %s: %w", funcName(v), err)
-	}
 	name := funcName(v)
+	facts, pkgPath, found, err := gosource.ForFunc(v)
+	missing, err := sourceMissing(name, err)
+	if err != nil {
+		return nil, err
+	}
 	b, err := deriveBinding(v.Type(), funcSource{
-		goName:  goName(facts, found, name),
-		facts:   facts,
-		found:   found,
-		pkgPath: pkgPath,
-		hint:    gosource.FileOf(v),
-		display: "func " + name,
+		goName:    goName(facts, found, name),
+		facts:     facts,
+		found:     found,
+		missing:   missing,
+		anonymous: closureRE.MatchString(name),
+		pkgPath:   pkgPath,
+		hint:      gosource.FileOf(v),
+		display:   "func " + name,
 	})
 	if err != nil {
 		return nil, err
 	}
-	b.anonymous = closureRE.MatchString(name)
 	bindings.Store(key, b)
 	return b, nil
 }
@@ -93,8 +116,9 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 		return b.(*binding), nil
 	}
 	facts, declared, found, err := gosource.ForMethod(pt, m.Name)
+	missing, err := sourceMissing(pt.String()+"."+m.Name, err)
 	if err != nil {
-		return nil, fmt.Errorf("read the source of %s.%s: %w", pt, m.Name, err)
+		return nil, err
 	}
 	var b *binding
 	if declared {
@@ -102,6 +126,8 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 			goName:  m.Name,
 			facts:   facts,
 			found:   found,
+			missing: missing,
+			method:  true,
 			pkgPath: pt.Elem().PkgPath(),
 			hint:    gosource.FileOf(m.Func),
 			display: "method (" + pt.String() + ")." + m.Name,
@@ -119,11 +145,17 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 // fields, Close and String are not tools), all sharing the instance; for a
 // func, the tool NewTool makes; a *Tool or []*Tool as they are. An instance
 // that is an io.Closer is closed by Agent.Close.
-func ToolsFrom(v any) ([]*Tool, error) {
+//
+// opts apply to every tool made of v; wrap them in Method to give them to
+// the tool of one method only.
+func ToolsFrom(v any, opts ...ToolOption) ([]*Tool, error) {
 	switch x := v.(type) {
 	case *Tool:
 		if x == nil {
 			return nil, errors.New("onion.ToolsFrom: nil *Tool")
+		}
+		if len(opts) > 0 {
+			return nil, fmt.Errorf("onion.ToolsFrom: tool %q is already made; give its options to the call that made it", x.name)
 		}
 		return []*Tool{x}, nil
 	case []*Tool:
@@ -132,6 +164,9 @@ func ToolsFrom(v any) ([]*Tool, error) {
 				return nil, fmt.Errorf("onion.ToolsFrom: []*Tool element %d is nil", i)
 			}
 		}
+		if len(opts) > 0 {
+			return nil, errors.New("onion.ToolsFrom: the tools are already made; give their options to the calls that made them")
+		}
 		return x, nil
 	}
 	rv := reflect.ValueOf(v)
@@ -139,7 +174,7 @@ func ToolsFrom(v any) ([]*Tool, error) {
 	case !rv.IsValid():
 		return nil, errors.New("onion.ToolsFrom: got nil; pass a func, a pointer to a struct whose methods are tools, a *onion.Tool or a []*onion.Tool")
 	case rv.Kind() == reflect.Func:
-		t, err := NewTool(v)
+		t, err := NewTool(v, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -148,17 +183,24 @@ func ToolsFrom(v any) ([]*Tool, error) {
 		if rv.IsNil() {
 			return nil, fmt.Errorf("onion.ToolsFrom: got a nil %s", rv.Type())
 		}
-		return methodTools(rv)
+		return methodTools(rv, opts)
 	case rv.Kind() == reflect.Struct:
 		return nil, fmt.Errorf("onion.ToolsFrom: got a %s value; pass a pointer (&v) so that its methods share one instance", rv.Type())
 	}
 	return nil, fmt.Errorf("cannot make tools of %s: pass a func, a pointer to a struct whose methods are tools, a *onion.Tool or a []*onion.Tool", describe(v))
 }
 
-func methodTools(rv reflect.Value) ([]*Tool, error) {
+func methodTools(rv reflect.Value, given []ToolOption) ([]*Tool, error) {
 	pt := rv.Type()
 	closer, _ := rv.Interface().(io.Closer)
+	unmatched := map[string]bool{}
+	for _, o := range given {
+		if m, ok := o.(methodOption); ok {
+			unmatched[m.name] = true
+		}
+	}
 	var tools []*Tool
+	var names []string
 	for i := range pt.NumMethod() {
 		m := pt.Method(i)
 		if m.Name == "Close" && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0) == errorType ||
@@ -176,26 +218,66 @@ func methodTools(rv reflect.Value) ([]*Tool, error) {
 		if closer != nil {
 			opts = append(opts, WithCloser(closer))
 		}
+		opts = append(opts, given...)
 		t, err := b.tool(rv.Method(i), opts)
 		if err != nil {
 			return nil, err
 		}
+		t.origin = toolOrigin{recv: rv.Pointer(), typ: pt, method: m.Name}
 		tools = append(tools, t)
+		names = append(names, m.Name)
+		delete(unmatched, m.Name)
 	}
 	if len(tools) == 0 {
 		return nil, fmt.Errorf("onion.ToolsFrom: %s has no exported methods declared on it, so no tools", pt)
 	}
+	for _, o := range given {
+		m, ok := o.(methodOption)
+		if !ok || !unmatched[m.name] {
+			continue
+		}
+		return nil, fmt.Errorf("onion.ToolsFrom: onion.Method(%q): %s has no such tool method; its tool methods are %s", m.name, pt, strings.Join(names, ", "))
+	}
 	return tools, nil
+}
+
+// sourceMissing sorts an error reading the source of the func called name:
+// a source that moved away (a directory or file that does not exist) is
+// only missing, which the no-source rule of binding.tool handles, and is
+// returned as the reason; any other error is returned as the error.
+func sourceMissing(name string, err error) (missing, _ error) {
+	if err == nil {
+		return nil, nil
+	}
+	err = fmt.Errorf("read the source of %s: %w", name, err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return err, nil
+	}
+	return nil, err
 }
 
 // funcSource is what is known about a func besides its type.
 type funcSource struct {
-	goName  string
-	facts   srcdoc.Func
-	found   bool
-	pkgPath string
-	hint    string
-	display string
+	goName    string
+	facts     srcdoc.Func
+	found     bool  // facts come from the source or the registry
+	missing   error // why the source could not be read, when it moved away
+	anonymous bool  // a func literal, which has no doc comment to lose
+	method    bool  // a method of a struct instance
+	pkgPath   string
+	hint      string
+	display   string
+}
+
+// generatorHint says how to give a binary the facts its source holds.
+const generatorHint = "run `go run github.com/onionkit/onion/cmd/oniondoc` in its package (from a //go:generate line) and rebuild"
+
+// whyNoDoc says why a func's doc comment cannot be read.
+func (src funcSource) whyNoDoc() string {
+	if src.missing != nil {
+		return src.missing.Error() + ", and no generated facts were registered"
+	}
+	return "its source is not at hand and no generated facts were registered"
 }
 
 // binding is what a func's type and source say about it as a tool.
@@ -215,6 +297,11 @@ type binding struct {
 	res       results
 	hint      string // a source file of the func
 	anonymous bool   // a func literal: it needs onion.Name
+	// noDoc says why the doc comment, which may hold a description and
+	// onion: directives, could not be read; "" when it was, or when there
+	// is none to read (a func literal).
+	noDoc  string
+	method bool
 }
 
 func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
@@ -248,13 +335,13 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	var paramNames []string
 	if structArg {
 		argType = in[0]
-		for _, f := range jsonFields(argType) {
+		for _, f := range jsonFields(indirect(argType)) {
 			paramNames = append(paramNames, f.name)
 		}
 	} else {
 		if len(in) > 0 && (!src.found || len(names) != len(in)) {
-			return nil, fmt.Errorf("%s: the names of its parameters are unknown: its source is not at hand and no generated facts were registered; "+
-				"run `go run github.com/onionkit/onion/cmd/oniondoc` in its package (from a //go:generate line), or take one struct argument whose fields name the parameters", src.display)
+			return nil, fmt.Errorf("%s: the names of its parameters are unknown: %s; "+
+				"%s, or take one struct argument whose fields name the parameters", src.display, src.whyNoDoc(), generatorHint)
 		}
 		for i, n := range names {
 			if n == "" || n == "_" {
@@ -274,6 +361,10 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		idempotent: doc.directives.Idempotent, approve: doc.directives.Approve}
 
 	var params *paramSchema
+	needsPtr := structArg && argType.Kind() == reflect.Pointer
+	if needsPtr {
+		argType = argType.Elem() // decoded into a new struct whose address the func gets
+	}
 	if structArg {
 		params, err = paramsFor(argType, src.hint)
 		if err == nil && len(doc.params) > 0 {
@@ -292,10 +383,11 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	b := &binding{
 		display: src.display, goName: src.goName, cfg: cfg, params: params,
 		in: in, names: names, ft: ft, pkgPath: src.pkgPath, hint: src.hint,
-		hasCtx: hasCtx, structArg: structArg, elemType: argType, res: res,
+		hasCtx: hasCtx, structArg: structArg, needsPtr: needsPtr, elemType: argType, res: res,
+		anonymous: src.anonymous, method: src.method,
 	}
-	if structArg && argType.Kind() == reflect.Pointer {
-		b.needsPtr, b.elemType = true, argType.Elem()
+	if !src.found && !src.anonymous {
+		b.noDoc = src.whyNoDoc()
 	}
 	return b, nil
 }
@@ -303,11 +395,15 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 // tool makes a tool of fn, whose binding b is.
 func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 	cfg := b.cfg
+	cfg.goName = b.goName
 	for _, o := range opts {
 		o.applyTool(&cfg)
 	}
 	if b.anonymous && !cfg.named {
 		return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", b.display)
+	}
+	if err := b.checkSaid(cfg); err != nil {
+		return nil, err
 	}
 	t, err := newTool(cfg, b.params, b.display)
 	if err != nil {
@@ -341,6 +437,44 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		return res.extract(fn.Call(callIn))
 	}
 	return t, nil
+}
+
+// checkSaid refuses a tool whose doc comment could not be read unless its
+// options say what the doc comment would have: its description, its intent
+// and whether it needs approval. Otherwise a //onion:approve or
+// //onion:intent delete would be lost without a word, and a refund would
+// run unasked.
+func (b *binding) checkSaid(cfg toolConfig) error {
+	if b.noDoc == "" {
+		return nil
+	}
+	var lack []string
+	if cfg.description == "" {
+		lack = append(lack, "onion.Description")
+	}
+	if cfg.intent == "" {
+		lack = append(lack, "an intent (onion.Read, onion.Write or onion.Delete)")
+	}
+	if !cfg.approve && cfg.approveIf == nil && !cfg.noApproval {
+		lack = append(lack, "onion.RequireApproval, onion.ApproveIf or onion.NoApproval")
+	}
+	if len(lack) == 0 {
+		return nil
+	}
+	how := "options"
+	if b.method {
+		how = "options, through onion.ToolsFrom(v, onion.Method(" + strconv.Quote(b.goName) + ", ...))"
+	}
+	return fmt.Errorf("%s: its doc comment cannot be read (%s), so its description and its //onion: directives (intent, approval) would be lost; "+
+		"%s, or say everything with %s: %s", b.display, b.noDoc, generatorHint, how, strings.Join(lack, ", "))
+}
+
+// indirect is the struct a pointer-to-struct argument points to.
+func indirect(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	return t
 }
 
 // newTool checks the configuration shared by every kind of tool.
@@ -423,26 +557,8 @@ func (r results) extract(out []reflect.Value) (any, error) {
 }
 
 // signature renders the tool in Go syntax: search(query string, limit int) []string.
+// The types of the tool's own package go unqualified.
 func signature(name string, in []reflect.Type, names []string, ft reflect.Type, pkgPath string) string {
-	// reflect qualifies types by package name ("main.Ticket"); drop the
-	// qualifier of the tool's own package.
-	types := slices.Clone(in)
-	if ft.NumOut() > 0 {
-		types = append(types, ft.Out(0))
-	}
-	qual := ""
-	for _, t := range types {
-		if q := qualifier(t, pkgPath); q != "" {
-			qual = q
-			break
-		}
-	}
-	short := func(t reflect.Type) string {
-		if qual == "" {
-			return t.String()
-		}
-		return strings.ReplaceAll(t.String(), qual, "")
-	}
 	var b strings.Builder
 	b.WriteString(name)
 	b.WriteByte('(')
@@ -454,31 +570,46 @@ func signature(name string, in []reflect.Type, names []string, ft reflect.Type, 
 		if i < len(names) && names[i] != "" {
 			n = names[i]
 		}
-		b.WriteString(n + " " + short(t))
+		b.WriteString(n + " ")
+		writeType(&b, t, pkgPath)
 	}
 	b.WriteByte(')')
 	if ft.NumOut() > 0 && ft.Out(0) != errorType {
-		b.WriteString(" " + short(ft.Out(0)))
+		b.WriteByte(' ')
+		writeType(&b, ft.Out(0), pkgPath)
 	}
 	return b.String()
 }
 
-// qualifier finds the "name." reflect writes before the named types of
-// package pkgPath within t.
-func qualifier(t reflect.Type, pkgPath string) string {
-	if t.Name() != "" && t.PkgPath() == pkgPath && pkgPath != "" {
-		return strings.TrimSuffix(t.String(), t.Name())
+// writeType writes t as reflect does ("[]domain.Item"), except that the
+// named types of package pkgPath lose their qualifier ("[]Ticket").
+func writeType(b *strings.Builder, t reflect.Type, pkgPath string) {
+	if t.Name() != "" {
+		if pkgPath != "" && t.PkgPath() == pkgPath {
+			b.WriteString(t.Name())
+		} else {
+			b.WriteString(t.String())
+		}
+		return
 	}
 	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return qualifier(t.Elem(), pkgPath)
+	case reflect.Pointer:
+		b.WriteByte('*')
+		writeType(b, t.Elem(), pkgPath)
+	case reflect.Slice:
+		b.WriteString("[]")
+		writeType(b, t.Elem(), pkgPath)
+	case reflect.Array:
+		b.WriteString("[" + strconv.Itoa(t.Len()) + "]")
+		writeType(b, t.Elem(), pkgPath)
 	case reflect.Map:
-		if q := qualifier(t.Key(), pkgPath); q != "" {
-			return q
-		}
-		return qualifier(t.Elem(), pkgPath)
+		b.WriteString("map[")
+		writeType(b, t.Key(), pkgPath)
+		b.WriteByte(']')
+		writeType(b, t.Elem(), pkgPath)
+	default:
+		b.WriteString(t.String())
 	}
-	return ""
 }
 
 var closureRE = regexp.MustCompile(`\.func\d+(\.\d+)*$`)

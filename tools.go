@@ -27,6 +27,10 @@ type Tool struct {
 
 	params *paramSchema
 	invoke func(ctx context.Context, args string) (any, error)
+	// origin is the Go value the tool was made of — a struct instance and
+	// method, or a named func — to tell the same value passed twice from
+	// two tools that share a name; nil when unknown.
+	origin any
 	// result is the Go result type, nil when unknown (raw tools) or none.
 	result     reflect.Type
 	resultHint string
@@ -46,6 +50,8 @@ type toolConfig struct {
 	idempotent  bool
 	approve     bool
 	approveIf   func(context.Context, Call) (bool, error)
+	noApproval  bool   // set by NoApproval
+	goName      string // the Go name of the func or method, for Method
 	closer      io.Closer
 }
 
@@ -75,6 +81,43 @@ func Idempotent() ToolOption {
 // Approver. Without an approver the call is denied.
 func RequireApproval() ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.approve = true })
+}
+
+// NoApproval says that the tool's calls run without asking the agent's
+// Approver, which is the default, and undoes a RequireApproval or ApproveIf
+// given before it. Say it, with Description and an intent, for a tool
+// whose doc comment cannot be read (a binary built with -trimpath and run
+// without its source or generated facts): NewAgent refuses such a tool
+// unless its options say whether it needs approval, since a lost
+// //onion:approve would otherwise go unnoticed.
+func NoApproval() ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.approve, c.approveIf, c.noApproval = false, nil, true })
+}
+
+// Method applies opts only to the tool of the Go method called name, among
+// the tools ToolsFrom makes of a struct instance, so that one method can
+// be given an option without editing its doc comment:
+//
+//	tools, err := onion.ToolsFrom(todos, onion.Method("Remove", onion.RequireApproval()))
+//
+// ToolsFrom fails when the instance has no method called name. Given to
+// NewTool, Method applies to a bound method value of that name (todos.Remove).
+func Method(name string, opts ...ToolOption) ToolOption {
+	return methodOption{name: name, opts: opts}
+}
+
+type methodOption struct {
+	name string
+	opts []ToolOption
+}
+
+func (m methodOption) applyTool(c *toolConfig) {
+	if c.goName != m.name {
+		return
+	}
+	for _, o := range m.opts {
+		o.applyTool(c)
+	}
 }
 
 // ApproveIf asks the agent's Approver only for the calls pred reports true
@@ -274,6 +317,9 @@ func newToolset(tools []*Tool) (*Toolset, error) {
 	s := &Toolset{byName: make(map[string]*Tool, len(tools))}
 	for _, t := range tools {
 		if prev, ok := s.byName[t.name]; ok {
+			if prev == t || prev.origin != nil && prev.origin == t.origin {
+				return nil, fmt.Errorf("tool %q (%s) is passed twice; pass it once", t.name, t.source)
+			}
 			return nil, fmt.Errorf("two tools are named %q: %s and %s; rename one with onion.Name", t.name, prev.source, t.source)
 		}
 		s.byName[t.name] = t

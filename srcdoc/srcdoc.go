@@ -9,7 +9,9 @@
 //
 //	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 //
-// Registered facts take precedence over source read at run time.
+// Source read at run time takes precedence: where it is at hand it is the
+// truth, even when the generated file is stale (oniondoc -check finds that).
+// Registered facts serve binaries run where their source is not.
 package srcdoc
 
 import "sync"

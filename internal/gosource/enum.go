@@ -14,24 +14,15 @@ import (
 // declaration order. A constant belongs to T when its spec names T as its
 // type, inherits T through implicit repetition, or its value is typed T by
 // a conversion such as T("low") or T(1) << iota. Constants whose value
-// cannot be worked out from the package alone are skipped.
-func enums(consts []*ast.GenDecl, files []*ast.File) map[string][]string {
+// cannot be worked out from the package alone are skipped. under maps the
+// names of the types in scope to their type expressions (see typeExprs);
+// a later const declaration of a name hides an earlier one, as a
+// function's constants hide the package's.
+func enums(consts []*ast.GenDecl, under map[string]ast.Expr) map[string][]string {
 	ev := &evaluator{
 		consts: map[string]*constDef{},
-		under:  map[string]ast.Expr{},
+		under:  under,
 		done:   map[string]typedValue{},
-	}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			if d, ok := d.(*ast.GenDecl); ok && d.Tok == token.TYPE {
-				for _, s := range d.Specs {
-					s := s.(*ast.TypeSpec)
-					if s.TypeParams == nil {
-						ev.under[s.Name.Name] = s.Type
-					}
-				}
-			}
-		}
 	}
 	var order []*constDef
 	for _, d := range consts {
@@ -71,6 +62,20 @@ func enums(consts []*ast.GenDecl, files []*ast.File) map[string][]string {
 		}
 	}
 	return out
+}
+
+// typeExprs adds the type expressions of the non-generic types declared by
+// decls to under.
+func typeExprs(under map[string]ast.Expr, decls []*ast.GenDecl) map[string]ast.Expr {
+	for _, d := range decls {
+		for _, s := range d.Specs {
+			s := s.(*ast.TypeSpec)
+			if s.TypeParams == nil {
+				under[s.Name.Name] = s.Type
+			}
+		}
+	}
+	return under
 }
 
 // constDef is one named constant: its declared (or inherited) type and

@@ -1,12 +1,16 @@
 package gosource
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/onionkit/onion/srcdoc"
 )
 
 // fmOnly is used by TestMethodValueLocated alone, so that no other lookup
@@ -62,6 +66,40 @@ func TestFileNotOnDisk(t *testing.T) {
 	}
 	if want := []string{"full"}; !reflect.DeepEqual(f.Params, want) {
 		t.Errorf("Params = %q, want %q", f.Params, want)
+	}
+}
+
+// TestRegistryServesWithoutSource looks up funcs whose source is not at
+// hand, as in a binary built with -trimpath and run elsewhere: registered
+// facts stand in, and without them the lookup finds nothing, or reports the
+// directory that moved away.
+func TestRegistryServesWithoutSource(t *testing.T) {
+	saved := loc
+	loc = newLocator()
+	t.Cleanup(func() { loc = saved })
+	srcdoc.Register(srcdoc.Package{
+		Path:  "example.com/nowhere",
+		Funcs: []srcdoc.Func{{Name: "Refund", Doc: []string{"Refund pays back.", "", "onion:approve"}, Params: []string{"ctx", "a"}}},
+	})
+	r := &funcRef{pkgPath: "example.com/nowhere", name: "Refund", file: "example.com/nowhere/refund.go"}
+	if f, found, err := r.facts(); err != nil || !found || f.Doc[0] != "Refund pays back." {
+		t.Errorf("registered: facts = %+v, %v, %v", f, found, err)
+	}
+	r = &funcRef{pkgPath: "example.com/nowhere", name: "Other", file: "example.com/nowhere/refund.go"}
+	if f, found, err := r.facts(); err != nil || found {
+		t.Errorf("unregistered: facts = %+v, %v, %v; want not found", f, found, err)
+	}
+
+	gone := filepath.Join(t.TempDir(), "gone")
+	loc.learn("main", gone) // as the call stack of a binary built elsewhere says
+	r = &funcRef{pkgPath: "main", name: "Refund", file: filepath.Join(gone, "refund.go")}
+	if _, found, err := r.facts(); found || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("moved away: found = %v, err = %v; want a not-exist error", found, err)
+	}
+	srcdoc.Register(srcdoc.Package{Path: "main", Funcs: []srcdoc.Func{{Name: "Refund2", Doc: []string{"Refund2 pays back."}}}})
+	r = &funcRef{pkgPath: "main", name: "Refund2", file: filepath.Join(gone, "refund.go")}
+	if f, found, err := r.facts(); err != nil || !found || f.Doc[0] != "Refund2 pays back." {
+		t.Errorf("moved away, registered: facts = %+v, %v, %v", f, found, err)
 	}
 }
 

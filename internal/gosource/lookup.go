@@ -43,23 +43,33 @@ func refFor(pc uintptr) *funcRef {
 	return actual.(*funcRef)
 }
 
-// facts returns the facts for r: registered ones first, then the source.
+// facts returns the facts for r: from the source when it is at hand, which
+// is the truth even when generated facts are stale; otherwise from the
+// registered facts, which serve binaries run away from their source. The
+// error reading the source is returned only when neither has them.
 func (r *funcRef) facts() (srcdoc.Func, bool, error) {
 	if r.name == "" {
 		return srcdoc.Func{}, false, nil
 	}
-	if p, ok := srcdoc.Registered(r.pkgPath); ok {
+	r.once.Do(r.find)
+	if r.src != nil {
+		return r.src.pkg.Funcs[r.idx], true, nil
+	}
+	if f, ok := registeredFunc(r.pkgPath, r.name); ok {
+		return f, true, nil
+	}
+	return srcdoc.Func{}, false, r.err
+}
+
+func registeredFunc(pkgPath, name string) (srcdoc.Func, bool) {
+	if p, ok := srcdoc.Registered(pkgPath); ok {
 		for _, f := range p.Funcs {
-			if f.Name == r.name {
-				return f, true, nil
+			if f.Name == name {
+				return f, true
 			}
 		}
 	}
-	r.once.Do(r.find)
-	if r.src == nil {
-		return srcdoc.Func{}, false, r.err
-	}
-	return r.src.pkg.Funcs[r.idx], true, nil
+	return srcdoc.Func{}, false
 }
 
 // find looks r up in its package's source: in the directory of its file
@@ -139,15 +149,17 @@ func splitName(full string) (pkgPath, name string) {
 // ForFunc returns the facts for a func value: a plain func, a method
 // expression, or a bound method value such as todos.Add (runtime name
 // "...(*TodoList).Add-fm"). For a method, the receiver is not among the
-// Params. Facts registered with srcdoc.Register win; otherwise they come from
-// the source: the directory of the file the runtime records for fn
+// Params. The facts come from the source when it is at hand, and otherwise
+// from those registered with srcdoc.Register (by oniondoc's output): the
+// source is found in the directory of the file the runtime records for fn
 // (_test.go files included when that file is one), or, when the runtime has
 // no file (a bound method value) or it is not on disk, the directory found
 // for the import path (see the locator).
 //
 // found is false, with a nil error, when no facts are available, for
 // instance for an anonymous func or a binary run away from its source; err
-// reports a package that does not parse. pkgPath is the import path from
+// reports a package that does not parse or a directory that cannot be read
+// (its source moved away), when no registered facts stand in. pkgPath is the import path from
 // the runtime name ("main" for package main). The result is cached per code
 // pointer; the Func's slices are shared and must not be modified.
 func ForFunc(fn reflect.Value) (f srcdoc.Func, pkgPath string, found bool, err error) {
@@ -193,9 +205,10 @@ func ForMethod(ptr reflect.Type, name string) (f srcdoc.Func, declared, found bo
 }
 
 // ForType returns the facts for the named type t (pointers are followed to
-// it): its doc, field docs and enum values. Registered facts win; otherwise
-// the type's package is found — from the file of one of its methods, or by
-// import path (see the locator) — and parsed. hint is a source
+// it): its doc, field docs and enum values, from the source when it is at
+// hand — the type's package is found from the file of one of its methods,
+// or by import path (see the locator), and parsed — and otherwise from the
+// facts registered with srcdoc.Register. hint is a source
 // file known to be in the same module — the file of the tool func using t,
 // say: its go.mod maps import paths to directories, and for package main its
 // directory is the package's. _test.go files are read when hint is one, or
@@ -209,6 +222,9 @@ func ForType(t reflect.Type, hint string) (srcdoc.Type, bool) {
 	if name == "" || pkgPath == "" {
 		return srcdoc.Type{}, false
 	}
+	if typ, ok := typeFromSource(t, name, pkgPath, hint); ok {
+		return typ, true
+	}
 	if p, ok := srcdoc.Registered(pkgPath); ok {
 		for _, typ := range p.Types {
 			if typ.Name == name {
@@ -216,6 +232,11 @@ func ForType(t reflect.Type, hint string) (srcdoc.Type, bool) {
 			}
 		}
 	}
+	return srcdoc.Type{}, false
+}
+
+// typeFromSource is ForType reading the source alone.
+func typeFromSource(t reflect.Type, name, pkgPath, hint string) (srcdoc.Type, bool) {
 	dir, ok := methodDir(t)
 	if !ok {
 		dir, ok = loc.dir(pkgPath, hint)
