@@ -13,6 +13,10 @@
 //
 //	-o name   the output file, relative to the package directory (default oniondoc_gen.go)
 //	-dir dir  the package directory (default ".", where go generate runs it)
+//	-check    write nothing; exit with status 1, naming the funcs and types
+//	          whose facts differ, when the output file is not what the
+//	          source gives now (for CI: a stale file misleads binaries run
+//	          without their source)
 package main
 
 import (
@@ -38,37 +42,63 @@ func main() {
 	log.SetPrefix("oniondoc: ")
 	out := flag.String("o", "oniondoc_gen.go", "output file, relative to the package directory")
 	dir := flag.String("dir", ".", "package directory")
+	checkOnly := flag.Bool("check", false, "report a stale output file instead of writing it")
 	flag.Parse()
 	if flag.NArg() > 0 {
-		log.Fatalf("unexpected arguments %q; use -dir and -o", flag.Args())
+		log.Fatalf("unexpected arguments %q; use -dir, -o and -check", flag.Args())
 	}
-	if err := generate(*dir, *out); err != nil {
+	if !*checkOnly {
+		if err := generate(*dir, *out); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	diffs, err := check(*dir, *out)
+	if err != nil {
 		log.Fatal(err)
+	}
+	if len(diffs) > 0 {
+		log.Printf("%s is stale: run go generate in %s (or oniondoc there); it differs from the source in:", outPath(*dir, *out), *dir)
+		for _, d := range diffs {
+			log.Print("  " + d)
+		}
+		os.Exit(1)
 	}
 }
 
 // generate writes the facts of the package in dir to the file out.
 func generate(dir, out string) error {
-	name, path, err := goList(dir)
+	src, err := facts(dir)
 	if err != nil {
 		return err
 	}
-	pkg, err := gosource.ParseDir(dir, name, false)
-	if err != nil {
-		return err
-	}
-	pkg.Path = path
-	src, err := render(name, pkg)
-	if err != nil {
-		return err
-	}
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(dir, out)
-	}
-	if err := os.WriteFile(out, src, 0o644); err != nil {
+	if err := os.WriteFile(outPath(dir, out), src, 0o644); err != nil {
 		return fmt.Errorf("write facts: %w", err)
 	}
 	return nil
+}
+
+// facts renders the facts of the package in dir as the output file holds
+// them.
+func facts(dir string) ([]byte, error) {
+	name, path, err := goList(dir)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := gosource.ParseDir(dir, name, false)
+	if err != nil {
+		return nil, err
+	}
+	pkg.Path = path
+	return render(name, pkg)
+}
+
+// outPath is the output file out of the package in dir.
+func outPath(dir, out string) string {
+	if filepath.IsAbs(out) {
+		return out
+	}
+	return filepath.Join(dir, out)
 }
 
 // goList returns the name and import path of the package in dir as the go
