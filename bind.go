@@ -461,12 +461,12 @@ func (b *binding) checkSaid(cfg toolConfig) error {
 	if len(lack) == 0 {
 		return nil
 	}
-	how := "options"
+	how := "options that say them"
 	if b.method {
-		how = "options, through onion.ToolsFrom(v, onion.Method(" + strconv.Quote(b.goName) + ", ...))"
+		how += ", through onion.ToolsFrom(v, onion.Method(" + strconv.Quote(b.goName) + ", ...))"
 	}
-	return fmt.Errorf("%s: its doc comment cannot be read (%s), so its description and its //onion: directives (intent, approval) would be lost; "+
-		"%s, or say everything with %s: %s", b.display, b.noDoc, generatorHint, how, strings.Join(lack, ", "))
+	return fmt.Errorf("%s: its doc comment cannot be read (%s), so its description and //onion: directives (intent, approval) would be lost; "+
+		"%s, or give it %s: %s", b.display, b.noDoc, generatorHint, how, strings.Join(lack, "; "))
 }
 
 // indirect is the struct a pointer-to-struct argument points to.
@@ -675,6 +675,9 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 	params.fullCheck = true
 	cfg := toolConfig{name: name}
 	for _, o := range opts {
+		if m, ok := o.(methodOption); ok {
+			return nil, fmt.Errorf("onion.NewRawTool %q: onion.Method(%q) applies to methods; give the options themselves", name, m.name)
+		}
 		o.applyTool(&cfg)
 	}
 	t, err := newTool(cfg, params, "raw tool "+strconv.Quote(name))

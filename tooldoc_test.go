@@ -221,7 +221,7 @@ func TestEnumsOfTestTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"mood":{"type":"string","enum":["calm","angry"]}`, `"enum":["low","high"]`} {
+	for _, want := range []string{`"mood":{"type":"string","enum":["` + string(Calm) + `","` + string(Angry) + `"]}`, `"enum":["low","high"]`} {
 		if !strings.Contains(string(tool.Schema()), want) {
 			t.Errorf("schema %s\nwant %s", tool.Schema(), want)
 		}
