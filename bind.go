@@ -169,6 +169,9 @@ func ToolsFrom(v any, opts ...ToolOption) ([]*Tool, error) {
 		}
 		return x, nil
 	}
+	if o, ok := v.(ToolOption); ok {
+		return nil, fmt.Errorf("cannot make tools of the tool option %s: give it with the value it configures, as in onion.ToolsFrom(v, option), and the tools to onion.NewAgent", describeOption(o))
+	}
 	rv := reflect.ValueOf(v)
 	switch {
 	case !rv.IsValid():
@@ -636,6 +639,19 @@ func goName(facts srcdoc.Func, found bool, name string) string {
 		name = name[i+1:]
 	}
 	return name
+}
+
+// describeOption names a tool option for a message.
+func describeOption(o ToolOption) string {
+	switch o := o.(type) {
+	case methodOption:
+		return "onion.Method(" + strconv.Quote(o.name) + ", ...)"
+	case Intent:
+		if o != "" {
+			return "onion." + strings.ToUpper(string(o[:1])) + string(o[1:])
+		}
+	}
+	return describe(o)
 }
 
 func describe(v any) string {

@@ -44,7 +44,9 @@
 //	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 //
 // It writes oniondoc_gen.go, which registers the same facts at init with
-// package srcdoc; registered facts win over the source.
+// package srcdoc. Where the source is at hand it wins over them, even when
+// they are stale (oniondoc -check reports that); where neither is, a tool
+// is refused unless its options say its description, intent and approval.
 //
 // # Directives
 //
