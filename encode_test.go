@@ -235,3 +235,49 @@ func TestUnbounded(t *testing.T) {
 		}
 	}
 }
+
+// encSink keeps benchmark results alive.
+var encSink string
+
+// BenchmarkResultText is onion's result path (depth check included) next
+// to a bare encoding/json Encoder, on the shapes bench/encode_test.go
+// compares the codecs on.
+func BenchmarkResultText(b *testing.B) {
+	items := make([]encInner, 20)
+	for i := range items {
+		items[i] = encInner{A: i, B: "Call the airline about the refund"}
+	}
+	for _, c := range []struct {
+		name string
+		v    any
+	}{
+		{"struct", encInner{A: 2, B: "BK-2410-7"}},
+		{"slice", items},
+		{"map", map[string]any{"city": "Oslo", "temp": 4.5, "tags": []any{"rain", "wind"}, "ok": true, "count": 12}},
+		{"deep", encOuter{Any: []any{map[string]any{"k": []any{1, 2, 3}}}}},
+	} {
+		b.Run(c.name+"/encoder", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			for b.Loop() {
+				buf.Reset()
+				if err := enc.Encode(c.v); err != nil {
+					b.Fatal(err)
+				}
+				encSink = string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			}
+		})
+		b.Run(c.name+"/onion", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				text, err := resultText(c.v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				encSink = text
+			}
+		})
+	}
+}
