@@ -5,14 +5,15 @@ go 1.26
 replace github.com/onionkit/onion => ../
 
 require (
+	github.com/bytedance/sonic v1.15.5
 	github.com/cloudwego/eino v0.7.36
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/sashabaranov/go-openai v1.43.0
 )
 
 require (
 	github.com/bytedance/gopkg v0.1.3 // indirect
-	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
