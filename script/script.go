@@ -22,6 +22,8 @@ var fileOptions = &syntax.FileOptions{Set: true}
 var predeclared = starlark.StringDict{
 	"request": starlark.NewBuiltin("request", safe(request)),
 	"ok":      starlark.NewBuiltin("ok", safe(ok)),
+	"attempt": starlark.NewBuiltin("attempt", attempt),
+	"dig":     starlark.NewBuiltin("dig", safe(dig)),
 	"json":    starjson.Module,
 }
 
@@ -91,10 +93,14 @@ func docPos(def *syntax.DefStmt) syntax.Position {
 	return def.Def
 }
 
+// outOfStepsKey marks a thread that reached MaxSteps.
+const outOfStepsKey = "onion/script.outOfSteps"
+
 func newThread(name string, cfg *config) *starlark.Thread {
 	t := &starlark.Thread{Name: name, Print: func(*starlark.Thread, string) {}}
 	t.SetMaxExecutionSteps(uint64(cfg.maxSteps))
 	t.OnMaxSteps = func(t *starlark.Thread) {
+		t.SetLocal(outOfStepsKey, true) // so that attempt lets the error through
 		t.Cancel(fmt.Sprintf("the step limit of %d was reached (script.MaxSteps); is there an endless loop?", cfg.maxSteps))
 	}
 	return t
