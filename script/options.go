@@ -21,15 +21,15 @@ type Option func(*config)
 
 // config is what the options set; it is fixed once the tools are made.
 type config struct {
-	baseURL      string
-	headers      []header
-	maxRequests  int
-	timeout      time.Duration
-	maxSteps     int
-	maxResponse  int
-	client       *http.Client
-	base         *url.URL // parsed baseURL, nil when none was given
-	redactor     *redactor // finds the header values in responses
+	baseURL     string
+	headers     []header
+	maxRequests int
+	timeout     time.Duration
+	maxSteps    int
+	maxResponse int
+	client      *http.Client
+	base        *url.URL  // parsed baseURL, nil when none was given
+	redactor    *redactor // finds the header values in responses
 }
 
 type header struct{ name, value string }
