@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -31,7 +32,7 @@ func attempt(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		msg := err.Error()
 		var ee *starlark.EvalError
 		if errors.As(err, &ee) {
-			msg = ee.Msg
+			msg = strings.TrimPrefix(ee.Msg, "fail: ")
 		}
 		return outcome(false, starlark.None, starlark.String(msg)), nil
 	}
@@ -111,4 +112,34 @@ func lookup(v, key starlark.Value) (starlark.Value, bool, error) {
 		return e, true, nil
 	}
 	return nil, false, nil
+}
+
+// maxStepsKey holds the thread's step limit, so that builtins can charge
+// their own work to it.
+const maxStepsKey = "onion/script.maxSteps"
+
+// charge counts work done in Go (bytes scanned, nodes visited) against the
+// call's MaxSteps, one step per stepBytes units, so that a builtin over big
+// input ends the call like an endless loop would instead of running on.
+func charge(thread *starlark.Thread, units int) error {
+	thread.Steps += uint64(units/stepBytes) + 1
+	limit, _ := thread.Local(maxStepsKey).(int)
+	if limit > 0 && thread.Steps >= uint64(limit) {
+		thread.SetLocal(outOfStepsKey, true)
+		return &limitError{stepLimitMessage(limit)}
+	}
+	return nil
+}
+
+// stepBytes is how many bytes of input a builtin handles for one step.
+const stepBytes = 16
+
+// maxInput bounds the text one builtin call takes (re, text, html, xml).
+const maxInput = 16 << 20
+
+func checkInput(what string, s string) error {
+	if len(s) > maxInput {
+		return &limitError{fmt.Sprintf("%s: the input is %d bytes; at most %d are handled", what, len(s), maxInput)}
+	}
+	return nil
 }

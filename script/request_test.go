@@ -71,7 +71,7 @@ def parse():
     onion:intent read
     """
     answer = request("GET", "/echo")
-    return [answer.json()["path"], answer.headers["content-type"], answer.json()["method"]]
+    return [answer.json()["path"], answer.headers["content-type"], dig(answer.json(), "method")]
 `)
 	want := `{"any case":"/elsewhere","get":"/elsewhere","in":true,"index":"/elsewhere","lower":[],"missing":"none","status":302,"text":true}`
 	if got := mustCall(t, tools, "follow", `{}`); got != want {

@@ -25,6 +25,10 @@ var predeclared = starlark.StringDict{
 	"attempt": starlark.NewBuiltin("attempt", attempt),
 	"dig":     starlark.NewBuiltin("dig", safe(dig)),
 	"json":    starjson.Module,
+	"re":      reModule,
+	"text":    textModule,
+	"html":    htmlModule,
+	"xml":     xmlModule,
 }
 
 // Load reads the Starlark file at path and returns its tools: one per
@@ -99,11 +103,16 @@ const outOfStepsKey = "onion/script.outOfSteps"
 func newThread(name string, cfg *config) *starlark.Thread {
 	t := &starlark.Thread{Name: name, Print: func(*starlark.Thread, string) {}}
 	t.SetMaxExecutionSteps(uint64(cfg.maxSteps))
+	t.SetLocal(maxStepsKey, cfg.maxSteps)
 	t.OnMaxSteps = func(t *starlark.Thread) {
 		t.SetLocal(outOfStepsKey, true) // so that attempt lets the error through
-		t.Cancel(fmt.Sprintf("the step limit of %d was reached (script.MaxSteps); is there an endless loop?", cfg.maxSteps))
+		t.Cancel(stepLimitMessage(cfg.maxSteps))
 	}
 	return t
+}
+
+func stepLimitMessage(limit int) string {
+	return fmt.Sprintf("the step limit of %d was reached (script.MaxSteps); is there an endless loop?", limit)
 }
 
 // tool is one script function made a tool.
