@@ -19,7 +19,7 @@ const redacted = "[redacted]"
 // (any \u escape), percent-encoded, as HTML entities, base64 (at any
 // alignment inside a longer base64 text) and hex.
 type redactor struct {
-	forms   []string // literal forms of the secrets, longest first
+	forms   []string // literal forms of the secrets, lower-cased, longest first
 	maxSpan int      // the most bytes of input one match can cover
 }
 
@@ -79,7 +79,16 @@ func newRedactor(values []string) *redactor {
 			}
 		}
 	}
-	slices.SortFunc(r.forms, func(a, b string) int { return len(b) - len(a) })
+	for i, f := range r.forms {
+		r.forms[i] = string(asciiLower([]byte(f)))
+	}
+	slices.SortFunc(r.forms, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	r.forms = slices.Compact(r.forms)
 	for _, f := range r.forms {
 		r.maxSpan = max(r.maxSpan, len(f)*maxEntity)
 	}
@@ -96,37 +105,34 @@ type view struct {
 	from, to []int
 }
 
-// spans returns the ranges of s that hold a secret in any form, sorted and
-// merged.
+// spans returns the ranges of s that hold a secret in any form, in any
+// ASCII case (an echo may change it), sorted and merged.
 func (r *redactor) spans(s string) []span {
 	if len(r.forms) == 0 {
 		return nil
 	}
 	var out []span
-	for _, f := range r.forms {
-		for i := 0; ; {
-			j := strings.Index(s[i:], f)
-			if j < 0 {
-				break
-			}
-			out = append(out, span{i + j, i + j + len(f)})
-			i += j + len(f)
-		}
-	}
-	for _, v := range []*view{jsonView(s), percentView(s), entityView(s)} {
-		if v == nil {
-			continue
-		}
-		dec := string(v.dec)
+	find := func(dec []byte, v *view) {
+		lower := string(asciiLower(dec))
 		for _, f := range r.forms {
 			for i := 0; ; {
-				j := strings.Index(dec[i:], f)
+				j := strings.Index(lower[i:], f)
 				if j < 0 {
 					break
 				}
-				out = append(out, span{v.from[i+j], v.to[i+j+len(f)-1]})
+				if v == nil {
+					out = append(out, span{i + j, i + j + len(f)})
+				} else {
+					out = append(out, span{v.from[i+j], v.to[i+j+len(f)-1]})
+				}
 				i += j + len(f)
 			}
+		}
+	}
+	find([]byte(s), nil)
+	for _, v := range []*view{jsonView(s), percentView(s), entityView(s)} {
+		if v != nil {
+			find(v.dec, v)
 		}
 	}
 	if len(out) == 0 {
@@ -143,6 +149,17 @@ func (r *redactor) spans(s string) []span {
 		merged = append(merged, sp)
 	}
 	return merged
+}
+
+// asciiLower lower-cases the ASCII letters of b in place, keeping every
+// byte where it is.
+func asciiLower(b []byte) []byte {
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
 }
 
 // redact returns s with every secret replaced by [redacted].

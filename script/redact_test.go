@@ -40,6 +40,7 @@ var echoForms = map[string]func(string) string{
 	"hex":         func(s string) string { return hex.EncodeToString([]byte(s)) },
 	"html":        html.EscapeString,
 	"entities":    func(s string) string { return entitiesAll(s) },
+	"upper":       strings.ToUpper,
 }
 
 func escapeAll(s string) string {
@@ -144,7 +145,8 @@ func leaks(v any) []string {
 		case string:
 			for name, enc := range echoForms {
 				e := strings.Trim(enc(apiKey), `"`)
-				if strings.Contains(x, e) || strings.Contains(x, apiKey) || strings.Contains(x, "ghi+jkl") || strings.Contains(x, "def/ghi") {
+				lx := strings.ToLower(x)
+				if strings.Contains(x, e) || strings.Contains(lx, strings.ToLower(apiKey)) || strings.Contains(lx, "ghi+jkl") || strings.Contains(lx, "def/ghi") {
 					out = append(out, fmt.Sprintf("%s in %q", name, x))
 				}
 			}
