@@ -3,9 +3,14 @@ package script_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/script"
 )
 
@@ -227,5 +232,40 @@ func TestMarkupBounds(t *testing.T) {
 				t.Errorf("a big page over a small budget: err = %v", err)
 			}
 		})
+	}
+}
+
+func TestStatusPage(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/status":
+			io.WriteString(w, `<html><body><table class="incidents">
+<tr><td class="title">  Login   fails for
+  some users in the EU region since the last deploy</td><td>since 2026-11-30</td></tr>
+<tr><td class="title">Slow search</td><td>ongoing</td></tr></table></body></html>`)
+		case "/api/incidents/1":
+			io.WriteString(w, `{"owner": {"name": "ops"}}`)
+		case "/api/incidents/2":
+			io.WriteString(w, `{"owner": null}`)
+		default:
+			http.Error(w, "no such incident", http.StatusNotFound)
+		}
+	}))
+	defer app.Close()
+	tools, err := script.Load("testdata/status.star", script.BaseURL(app.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args, want string }{
+		{"incidents", `{}`, `[{"since":"2026-11-30","title":"Login fails for some users in the EU…"},{"since":null,"title":"Slow search"}]`},
+		{"incidents", `{"limit":1}`, `[{"since":"2026-11-30","title":"Login fails for some users in the EU…"}]`},
+		{"incident", `{"id":"1"}`, `{"owner":"ops"}`},
+		{"incident", `{"id":"2"}`, `{"owner":"nobody"}`},
+		{"incident", `{"id":"3"}`, `unknown: GET /api/incidents/3: status 404 Not Found: no such incident`},
+	} {
+		i := slices.IndexFunc(tools, func(tl *onion.Tool) bool { return tl.Name() == tc.tool })
+		if got, err := tools[i].Call(context.Background(), tc.args); err != nil || got != tc.want {
+			t.Errorf("%s(%s) = %s, %v\nwant %s", tc.tool, tc.args, got, err, tc.want)
+		}
 	}
 }
