@@ -18,40 +18,47 @@ import (
 // built and tested: <!-- snippet: path name --> before a fenced block.
 var snippetRE = regexp.MustCompile("(?s)<!-- snippet: (\\S+) (\\S+) -->\n```(\\w*)\n(.*?)```")
 
+// readmes are the READMEs whose marked blocks TestReadmeSnippets checks and
+// whose Go and Starlark blocks TestReadmeCodeIsChecked requires to be
+// marked, with the fewest marked blocks each is expected to hold.
+var readmes = map[string]int{"README.md": 5, "examples/scripttools/README.md": 2}
+
 // TestReadmeSnippets keeps every marked README block equal to the region of
 // code it copies (between "snippet:name" and "end snippet:name" lines), so
 // that the README shows only code that compiles and runs. -update rewrites
 // the README from the code.
 func TestReadmeSnippets(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	var failed bool
-	out := snippetRE.ReplaceAllFunc(readme, func(block []byte) []byte {
-		m := snippetRE.FindSubmatch(block)
-		found++
-		want, err := region(string(m[1]), string(m[2]))
+	for path, least := range readmes {
+		readme, err := os.ReadFile(path)
 		if err != nil {
-			t.Error(err)
-			failed = true
-			return block
-		}
-		if string(m[4]) != want {
-			if !*update {
-				t.Errorf("README block %s %s differs from the code; run go test -run TestReadmeSnippets -update\nREADME:\n%s\ncode:\n%s", m[1], m[2], m[4], want)
-			}
-			failed = true
-		}
-		return []byte(fmt.Sprintf("<!-- snippet: %s %s -->\n```%s\n%s```", m[1], m[2], m[3], want))
-	})
-	if found < 5 {
-		t.Errorf("found %d marked snippets in README.md, want at least 5", found)
-	}
-	if *update && failed && !bytes.Equal(out, readme) {
-		if err := os.WriteFile("README.md", out, 0o644); err != nil {
 			t.Fatal(err)
+		}
+		found := 0
+		var failed bool
+		out := snippetRE.ReplaceAllFunc(readme, func(block []byte) []byte {
+			m := snippetRE.FindSubmatch(block)
+			found++
+			want, err := region(string(m[1]), string(m[2]))
+			if err != nil {
+				t.Error(err)
+				failed = true
+				return block
+			}
+			if string(m[4]) != want {
+				if !*update {
+					t.Errorf("%s block %s %s differs from the code; run go test -run TestReadmeSnippets -update\nREADME:\n%s\ncode:\n%s", path, m[1], m[2], m[4], want)
+				}
+				failed = true
+			}
+			return []byte(fmt.Sprintf("<!-- snippet: %s %s -->\n```%s\n%s```", m[1], m[2], m[3], want))
+		})
+		if found < least {
+			t.Errorf("found %d marked snippets in %s, want at least %d", found, path, least)
+		}
+		if *update && failed && !bytes.Equal(out, readme) {
+			if err := os.WriteFile(path, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -63,13 +70,15 @@ var fenceRE = regexp.MustCompile("(?s)(<!-- snippet: \\S+ \\S+ -->\n)?```(\\w*)\
 // TestReadmeCodeIsChecked keeps the README from showing Go or Starlark that
 // no test compiles: every such block must be a marked snippet.
 func TestReadmeCodeIsChecked(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range fenceRE.FindAllSubmatch(readme, -1) {
-		if lang := string(m[2]); (lang == "go" || lang == "python") && len(m[1]) == 0 {
-			t.Errorf("README shows a %s block that is not a marked snippet of tested code; put the code in a test or example between snippet:name lines and mark the block <!-- snippet: file name -->:\n%s", lang, m[3])
+	for path := range readmes {
+		readme, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range fenceRE.FindAllSubmatch(readme, -1) {
+			if lang := string(m[2]); (lang == "go" || lang == "python") && len(m[1]) == 0 {
+				t.Errorf("%s shows a %s block that is not a marked snippet of tested code; put the code in a test or example between snippet:name lines and mark the block <!-- snippet: file name -->:\n%s", path, lang, m[3])
+			}
 		}
 	}
 }
