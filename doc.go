@@ -50,22 +50,29 @@
 //
 // # Directives
 //
-// Directives go in the doc comment, Go directive style:
+// Directives go in the doc comment, Go directive style (Example_directives
+// runs these):
 //
 //	// Balance returns the balance of an account.
 //	//
 //	//onion:intent read
-//	func Balance(account string) (int, error)
+//	func Balance(account string) (int, error) { return balances[account], nil }
 //
 //	// Charge takes money from an account; safe to retry with the same call.
 //	//
 //	//onion:idempotent
-//	func Charge(ctx context.Context, c Charge) error
+//	func Charge(ctx context.Context, c ChargeRequest) error {
+//		balances[c.Account] -= c.Cents
+//		return nil
+//	}
 //
 //	// Refund pays money back.
 //	//
 //	//onion:approve
-//	func Refund(ctx context.Context, r Refund) error
+//	func Refund(ctx context.Context, r RefundRequest) error {
+//		balances[r.Account] += r.Cents
+//		return nil
+//	}
 //
 // onion:intent takes read, write (the default) or delete. The ToolOptions
 // Intent (Read, Write, Delete), Idempotent, RequireApproval and ApproveIf

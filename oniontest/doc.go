@@ -18,23 +18,26 @@
 // Every request is recorded for assertions ([Server.Requests]), and a
 // request that finds no step left fails the test.
 //
-// A test of an agent loop that calls one tool and then answers:
+// A test of an agent that calls one tool and then answers, where
+// GetWeather is a documented Go func (example_test.go holds this test and
+// Example_agent):
 //
 //	func TestWeather(t *testing.T) {
 //		s := oniontest.NewServer(t,
 //			oniontest.ToolCalls(oniontest.Call("get_weather", `{"city":"Paris"}`)),
 //			oniontest.Text("It is sunny in Paris."),
 //		)
-//		cfg := openai.DefaultConfig("test-key")
-//		cfg.BaseURL = s.URL() // or use s.Client()
-//		answer := runAgent(t, openai.NewClientWithConfig(cfg), "Weather in Paris?")
-//		if answer != "It is sunny in Paris." {
-//			t.Errorf("answer = %q", answer)
+//		agent, err := onion.NewAgent("weather", GetWeather, onion.BaseURL(s.URL()), onion.APIKey("test"))
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		answer, err := agent.Input(context.Background(), "Weather in Paris?")
+//		if err != nil || answer != "It is sunny in Paris." {
+//			t.Errorf("answer = %q, %v", answer, err)
 //		}
 //		reqs := s.Requests()
-//		last := reqs[len(reqs)-1].Body.Messages
-//		if got := last[len(last)-1]; got.Role != openai.ChatMessageRoleTool || got.ToolCallID != "call_1" {
-//			t.Errorf("the tool result was not sent back: %+v", got)
+//		if got := reqs[1].ToolResults(); len(got) != 1 || got[0].Content != "sunny in Paris" {
+//			t.Errorf("the tool result sent back: %+v", got)
 //		}
 //	}
 package oniontest

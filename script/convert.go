@@ -73,6 +73,8 @@ func toGoDepth(v starlark.Value, depth int) (any, error) {
 		return m, nil
 	case *response:
 		return x.summary(), nil
+	case *headerDict:
+		return x.goMap(), nil
 	case starlark.Iterable: // list, tuple, set
 		out := []any{}
 		it := x.Iterate()

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/script"
 )
 
@@ -60,5 +61,38 @@ func ExampleLoad() {
 	// search_tickets read
 	// comment_ticket write
 	// delete_ticket delete
+	// {"text":"The printer is on fire."} <nil>
+}
+
+// The package doc's agent, as it is: the tools of a file given to an agent.
+func Example_agent() {
+	const token = "key"
+	tracker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "The printer is on fire.")
+	}))
+	defer tracker.Close()
+	trackerURL := tracker.URL
+
+	// snippet:load
+	tools, err := script.Load("testdata/tickets.star",
+		script.BaseURL(trackerURL),
+		script.Header("Authorization", "Bearer "+token))
+	if err != nil {
+		log.Fatal(err)
+	}
+	agent, err := onion.NewAgent("support", tools)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// end snippet:load
+
+	defer agent.Close()
+	ticket, _ := agent.Tools().Get("ticket_text")
+	fmt.Println(ticket.Call(context.Background(), `{"ticket_id":"42"}`))
+	// Output:
 	// {"text":"The printer is on fire."} <nil>
 }

@@ -21,15 +21,15 @@ type Option func(*config)
 
 // config is what the options set; it is fixed once the tools are made.
 type config struct {
-	baseURL      string
-	headers      []header
-	maxRequests  int
-	timeout      time.Duration
-	maxSteps     int
-	maxResponse  int
-	client       *http.Client
-	base         *url.URL // parsed baseURL, nil when none was given
-	secretValues []string // header values to redact from responses
+	baseURL     string
+	headers     []header
+	maxRequests int
+	timeout     time.Duration
+	maxSteps    int
+	maxResponse int
+	client      *http.Client
+	base        *url.URL  // parsed baseURL, nil when none was given
+	redactor    *redactor // finds the header values in responses
 }
 
 type header struct{ name, value string }
@@ -99,6 +99,7 @@ func newConfig(opts []Option) (*config, error) {
 		}
 		c.base = u
 	}
+	var values []string
 	for _, h := range c.headers {
 		if !validHeaderName(h.name) {
 			return nil, fmt.Errorf("script.Header(%q): not a valid header name", h.name)
@@ -106,8 +107,9 @@ func newConfig(opts []Option) (*config, error) {
 		if strings.ContainsAny(h.value, "\r\n\x00") {
 			return nil, fmt.Errorf("script.Header(%q): the value must not contain CR, LF or NUL", h.name)
 		}
-		c.secretValues = append(c.secretValues, secretParts(h.value)...)
+		values = append(values, h.value)
 	}
+	c.redactor = newRedactor(values)
 	hc := http.Client{}
 	if c.client != nil {
 		hc = *c.client
@@ -116,20 +118,6 @@ func newConfig(opts []Option) (*config, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.client = &hc
 	return c, nil
-}
-
-// secretParts are the strings to redact for a header value: the value and,
-// for "Scheme token", the token. Very short values are left alone: redacting
-// them would mangle ordinary text.
-func secretParts(v string) []string {
-	var out []string
-	if len(v) >= 6 {
-		out = append(out, v)
-	}
-	if _, tok, ok := strings.Cut(v, " "); ok && len(strings.TrimSpace(tok)) >= 6 {
-		out = append(out, strings.TrimSpace(tok))
-	}
-	return out
 }
 
 // validHeaderName reports whether s is an HTTP token (RFC 9110).

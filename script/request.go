@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -37,19 +36,27 @@ var allowedMethods = map[onion.Intent][]string{
 }
 
 // reservedHeaders are set by the HTTP client; a script setting them could
-// only confuse the request.
-var reservedHeaders = map[string]bool{"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true, "Cookie": true}
+// only confuse the request. Keys are normalised names (headerKey).
+var reservedHeaders = map[string]bool{"host": true, "contentlength": true, "transferencoding": true, "connection": true, "cookie": true, "te": true, "trailer": true, "upgrade": true}
+
+// overrideHeaders name the method an application should act on instead of
+// the one sent (normalised names).
+var overrideHeaders = map[string]bool{"xhttpmethodoverride": true, "xhttpmethod": true, "xmethodoverride": true}
+
+// overrideParam is the query or form parameter frameworks read as the
+// method to act on.
+const overrideParam = "_method"
 
 // request is the request builtin:
-// request(method, path, query=None, json=None, body=None, headers=None).
+// request(method, path, query=None, body=None, headers=None, json=None).
 func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		method, path            string
-		query, jsonArg, bodyArg starlark.Value = starlark.None, starlark.None, starlark.None
+		query, bodyArg, jsonArg starlark.Value = starlark.None, starlark.None, starlark.None
 		headersArg              starlark.Value = starlark.None
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
-		"method", &method, "path", &path, "query?", &query, "json?", &jsonArg, "body?", &bodyArg, "headers?", &headersArg); err != nil {
+		"method", &method, "path", &path, "query?", &query, "body?", &bodyArg, "headers?", &headersArg, "json?", &jsonArg); err != nil {
 		return nil, err
 	}
 	st, _ := thread.Local(stateKey).(*callState)
@@ -61,8 +68,8 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if !allowed(method, onion.Delete) {
 		return nil, fmt.Errorf("method %q is not allowed: use GET, HEAD, POST, PUT, PATCH or DELETE", method)
 	}
-	if !allowed(method, st.intent) {
-		return nil, fmt.Errorf("%s is not allowed for a %s tool, which may only %s; declare the intent that fits with an onion:intent line", method, st.intent, strings.Join(allowedMethods[st.intent], ", "))
+	if err := st.mayUse(method, method); err != nil {
+		return nil, err
 	}
 	if err := checkPath(path); err != nil {
 		return nil, err
@@ -71,41 +78,61 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, errors.New("no application to send requests to: load the script with script.BaseURL")
 	}
 	if st.requests >= cfg.maxRequests {
-		return nil, fmt.Errorf("%s %s refused: a call may make at most %d requests (script.MaxRequests)", method, path, cfg.maxRequests)
+		return nil, &limitError{fmt.Sprintf("%s %s refused: a call may make at most %d requests (script.MaxRequests)", method, path, cfg.maxRequests)}
 	}
 
 	u := *cfg.base
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	u.RawPath = ""
+	acts := method // the method the application may act on
 	if query != starlark.None {
 		q, err := queryValues(query)
 		if err != nil {
 			return nil, err
 		}
+		for _, m := range q[overrideParam] {
+			if err := st.mayUse(method, m); err != nil {
+				return nil, fmt.Errorf("query=: %s=%s: %w", overrideParam, m, err)
+			}
+			acts = strings.ToUpper(m)
+		}
 		u.RawQuery = q.Encode()
 	}
 
+	if jsonArg != starlark.None {
+		if bodyArg != starlark.None {
+			return nil, errors.New("give json= or body=, not both")
+		}
+		bodyArg = jsonArg
+	}
 	var body io.Reader
 	contentType := ""
-	switch {
-	case jsonArg != starlark.None && bodyArg != starlark.None:
-		return nil, errors.New("give json= or body=, not both")
-	case jsonArg != starlark.None:
-		g, err := toGo(jsonArg)
+	switch v := bodyArg.(type) {
+	case starlark.NoneType:
+	case starlark.String:
+		body, contentType = strings.NewReader(string(v)), "text/plain; charset=utf-8"
+	case starlark.Bytes:
+		body, contentType = strings.NewReader(string(v)), "application/octet-stream"
+	case *starlark.Dict, *starlark.List, starlark.Tuple:
+		g, err := toGo(v)
 		if err != nil {
-			return nil, fmt.Errorf("json=: %w", err)
+			return nil, fmt.Errorf("body=: %w", err)
+		}
+		if m, isMap := g.(map[string]any); isMap {
+			if o, found := m[overrideParam].(string); found {
+				if err := st.mayUse(method, o); err != nil {
+					return nil, fmt.Errorf("body=: %q: %s: %w", overrideParam, o, err)
+				}
+				acts = strings.ToUpper(o)
+			}
 		}
 		data, err := json.Marshal(g)
 		if err != nil {
-			return nil, fmt.Errorf("json=: %w", err)
+			return nil, fmt.Errorf("body=: %w", err)
 		}
 		body, contentType = bytes.NewReader(data), "application/json"
-	case bodyArg != starlark.None:
-		s, ok := starlark.AsString(bodyArg)
-		if !ok {
-			return nil, fmt.Errorf("body= must be a string or bytes, not %s", bodyArg.Type())
-		}
-		body, contentType = strings.NewReader(s), "text/plain; charset=utf-8"
+	default:
+		return nil, fmt.Errorf("body= must be a string, bytes, a dict or a list (sent as JSON), not %s", bodyArg.Type())
 	}
 
 	req, err := http.NewRequestWithContext(st.ctx, method, u.String(), body)
@@ -116,8 +143,12 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		req.Header.Set("Content-Type", contentType)
 	}
 	if headersArg != starlark.None {
-		if err := scriptHeaders(cfg, headersArg, req.Header); err != nil {
+		override, err := st.scriptHeaders(method, headersArg, req.Header)
+		if err != nil {
 			return nil, err
+		}
+		if override != "" {
+			acts = override
 		}
 	}
 	for _, h := range cfg.headers {
@@ -125,7 +156,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 
 	st.requests++
-	if method != "GET" && method != "HEAD" {
+	if method != "GET" && method != "HEAD" || acts != "GET" && acts != "HEAD" {
 		st.mutated = true
 	}
 	resp, err := cfg.client.Do(req)
@@ -133,28 +164,44 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, fmt.Errorf("%s %s: %w", method, path, redactErr(cfg, err))
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(cfg.maxResponse)+1))
+	// Read past the limit by the longest a secret's form can be, so that one
+	// across the cut is found and the cut moved before it.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(cfg.maxResponse)+int64(cfg.redactor.maxSpan)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: read the response: %w", method, path, redactErr(cfg, err))
 	}
 	r := &response{method: method, path: path, status: resp.StatusCode}
-	if len(data) > cfg.maxResponse {
-		data = data[:cfg.maxResponse]
-		for i := 0; i < utf8.UTFMax-1 && len(data) > 0; i++ { // do not split a character
-			if r, size := utf8.DecodeLastRune(data); r != utf8.RuneError || size != 1 {
-				break
-			}
-			data = data[:len(data)-1]
-		}
+	text := string(data)
+	if len(text) > cfg.maxResponse {
+		r.body = cut(text, cfg.maxResponse, cfg.redactor.spans(text))
 		r.truncated = true
-	}
-	r.body = redact(cfg, string(data))
-	if r.truncated {
 		r.body += fmt.Sprintf("\n[cut: the response body is longer than %d bytes (script.MaxResponseBytes)]", cfg.maxResponse)
+	} else {
+		r.body = cfg.redactor.redact(text)
 	}
-	r.headers = responseHeaders(cfg, resp.Header)
+	r.headers = newHeaderDict(resp.Header, cfg.redactor)
 	return r, nil
 }
+
+// mayUse refuses a request sent as method that asks the application to act
+// as acts (the same method, or one named by an override) when the tool's
+// intent does not allow it.
+func (st *callState) mayUse(method, acts string) error {
+	acts = strings.ToUpper(strings.TrimSpace(acts))
+	if !allowed(acts, st.intent) {
+		via := ""
+		if acts != method {
+			via = " (as a method override)"
+		}
+		return fmt.Errorf("%s%s is not allowed for a %s tool, which may only %s; declare the intent that fits with an onion:intent line", acts, via, st.intent, strings.Join(allowedMethods[st.intent], ", "))
+	}
+	return nil
+}
+
+// limitError is a per-call limit reached: attempt does not catch it.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 func allowed(method string, intent onion.Intent) bool {
 	for _, m := range allowedMethods[intent] {
@@ -220,58 +267,57 @@ func queryValues(v starlark.Value) (url.Values, error) {
 	return q, nil
 }
 
-// scriptHeaders adds the script's headers=, refusing the runtime's own.
-func scriptHeaders(cfg *config, v starlark.Value, h http.Header) error {
+// headerKey normalises a header name the way servers that merge "-", "_"
+// and case do (X_Api_Key, x-api-key and X.Api.Key are one header to some).
+func headerKey(name string) string {
+	var b strings.Builder
+	for _, c := range []byte(name) {
+		if isAlnum(c) {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// scriptHeaders adds the script's headers=, refusing the runtime's own and
+// any name that normalises to one of them, and method overrides the intent
+// does not allow. It returns the override's method, if one was set.
+func (st *callState) scriptHeaders(method string, v starlark.Value, h http.Header) (override string, err error) {
 	d, ok := v.(*starlark.Dict)
 	if !ok {
-		return fmt.Errorf("headers= must be a dict, not %s", v.Type())
+		return "", fmt.Errorf("headers= must be a dict, not %s", v.Type())
 	}
 	for _, kv := range d.Items() {
 		name, ok1 := starlark.AsString(kv[0])
 		value, ok2 := starlark.AsString(kv[1])
 		if !ok1 || !ok2 {
-			return fmt.Errorf("headers= must map strings to strings")
+			return "", fmt.Errorf("headers= must map strings to strings")
 		}
 		if !validHeaderName(name) || strings.ContainsAny(value, "\r\n\x00") {
-			return fmt.Errorf("headers=: %q is not a valid header", name)
+			return "", fmt.Errorf("headers=: %q is not a valid header", name)
 		}
 		canon := http.CanonicalHeaderKey(name)
-		for _, own := range cfg.headers {
-			if http.CanonicalHeaderKey(own.name) == canon {
-				return fmt.Errorf("headers=: %s is set by the runtime and cannot be set by a script", canon)
+		key := headerKey(name)
+		for _, own := range st.cfg.headers {
+			if headerKey(own.name) == key {
+				return "", fmt.Errorf("headers=: %s is set by the runtime and cannot be set by a script", canon)
 			}
 		}
-		if reservedHeaders[canon] {
-			return fmt.Errorf("headers=: %s cannot be set by a script", canon)
+		if reservedHeaders[key] {
+			return "", fmt.Errorf("headers=: %s cannot be set by a script", canon)
+		}
+		if overrideHeaders[key] {
+			if err := st.mayUse(method, value); err != nil {
+				return "", fmt.Errorf("headers=: %s: %w", canon, err)
+			}
+			override = strings.ToUpper(strings.TrimSpace(value))
 		}
 		h.Set(canon, value)
 	}
-	return nil
-}
-
-// responseHeaders is the dict of response headers a script sees, sorted by
-// name, with the runtime's header values redacted.
-func responseHeaders(cfg *config, h http.Header) *starlark.Dict {
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	d := starlark.NewDict(len(names))
-	for _, k := range names {
-		_ = d.SetKey(starlark.String(k), starlark.String(redact(cfg, strings.Join(h[k], ", "))))
-	}
-	d.Freeze()
-	return d
-}
-
-// redact replaces the runtime's header values in s, in case the application
-// echoes them.
-func redact(cfg *config, s string) string {
-	for _, secret := range cfg.secretValues {
-		s = strings.ReplaceAll(s, secret, "[redacted]")
-	}
-	return s
+	return override, nil
 }
 
 type redactedError struct {
@@ -283,7 +329,7 @@ func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
 func redactErr(cfg *config, err error) error {
-	if msg := redact(cfg, err.Error()); msg != err.Error() {
+	if msg := cfg.redactor.redact(err.Error()); msg != err.Error() {
 		return &redactedError{msg, err}
 	}
 	return err

@@ -6,12 +6,12 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// response is what request returns to a script: status, headers, body,
-// truncated and json().
+// response is what request returns to a script: status, headers, text (and
+// body, the same), truncated and json().
 type response struct {
 	method, path string
 	status       int
-	headers      *starlark.Dict
+	headers      *headerDict
 	body         string
 	truncated    bool
 }
@@ -27,7 +27,7 @@ func (r *response) Truth() starlark.Bool  { return true }
 func (r *response) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: response") }
 
 func (r *response) AttrNames() []string {
-	return []string{"body", "headers", "json", "status", "truncated"}
+	return []string{"body", "headers", "json", "status", "text", "truncated"}
 }
 
 func (r *response) Attr(name string) (starlark.Value, error) {
@@ -36,7 +36,7 @@ func (r *response) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt(r.status), nil
 	case "headers":
 		return r.headers, nil
-	case "body":
+	case "body", "text":
 		return starlark.String(r.body), nil
 	case "truncated":
 		return starlark.Bool(r.truncated), nil
@@ -63,9 +63,5 @@ func (r *response) json(_ *starlark.Thread, b *starlark.Builtin, args starlark.T
 
 // summary is the response as a tool result, when a script returns one.
 func (r *response) summary() map[string]any {
-	h := map[string]any{}
-	for _, kv := range r.headers.Items() {
-		h[string(kv[0].(starlark.String))] = string(kv[1].(starlark.String))
-	}
-	return map[string]any{"status": r.status, "headers": h, "body": r.body, "truncated": r.truncated}
+	return map[string]any{"status": r.status, "headers": r.headers.goMap(), "body": r.body, "truncated": r.truncated}
 }

@@ -22,7 +22,13 @@ var fileOptions = &syntax.FileOptions{Set: true}
 var predeclared = starlark.StringDict{
 	"request": starlark.NewBuiltin("request", safe(request)),
 	"ok":      starlark.NewBuiltin("ok", safe(ok)),
+	"attempt": starlark.NewBuiltin("attempt", attempt),
+	"dig":     starlark.NewBuiltin("dig", safe(dig)),
 	"json":    starjson.Module,
+	"re":      reModule,
+	"text":    textModule,
+	"html":    htmlModule,
+	"xml":     xmlModule,
 }
 
 // Load reads the Starlark file at path and returns its tools: one per
@@ -91,13 +97,22 @@ func docPos(def *syntax.DefStmt) syntax.Position {
 	return def.Def
 }
 
+// outOfStepsKey marks a thread that reached MaxSteps.
+const outOfStepsKey = "onion/script.outOfSteps"
+
 func newThread(name string, cfg *config) *starlark.Thread {
 	t := &starlark.Thread{Name: name, Print: func(*starlark.Thread, string) {}}
 	t.SetMaxExecutionSteps(uint64(cfg.maxSteps))
+	t.SetLocal(maxStepsKey, cfg.maxSteps)
 	t.OnMaxSteps = func(t *starlark.Thread) {
-		t.Cancel(fmt.Sprintf("the step limit of %d was reached (script.MaxSteps); is there an endless loop?", cfg.maxSteps))
+		t.SetLocal(outOfStepsKey, true) // so that attempt lets the error through
+		t.Cancel(stepLimitMessage(cfg.maxSteps))
 	}
 	return t
+}
+
+func stepLimitMessage(limit int) string {
+	return fmt.Sprintf("the step limit of %d was reached (script.MaxSteps); is there an endless loop?", limit)
 }
 
 // tool is one script function made a tool.
