@@ -11,8 +11,8 @@ import (
 	"github.com/onionkit/onion/srcdoc"
 )
 
-// Refund is what refundByPointer takes.
-type Refund struct {
+// Repayment is what refundByPointer takes.
+type Repayment struct {
 	// Order is the order to pay back.
 	Order  string `json:"order"`
 	Amount int    `json:"amount,omitempty"`
@@ -22,7 +22,7 @@ type Refund struct {
 //
 //onion:intent delete
 //onion:approve
-func refundByPointer(ctx context.Context, r *Refund) (string, error) {
+func refundByPointer(ctx context.Context, r *Repayment) (string, error) {
 	return r.Order + ":" + strings.Repeat("$", r.Amount), nil
 }
 
@@ -46,7 +46,7 @@ func TestPointerArgument(t *testing.T) {
 	if _, err := tool.Call(context.Background(), `{}`); !errors.Is(err, onion.ErrInvalidArguments) {
 		t.Errorf("Call({}) err = %v, want the missing order reported", err)
 	}
-	if got, want := tool.Signature(), "refund_by_pointer(r *Refund) string"; got != want {
+	if got, want := tool.Signature(), "refund_by_pointer(r *Repayment) string"; got != want {
 		t.Errorf("Signature = %q, want %q", got, want)
 	}
 	// A pointer to a struct of optional fields: {} still gives a pointer.
@@ -66,7 +66,7 @@ func TestPointerArgument(t *testing.T) {
 // noSourceFunc is a func made at run time: it has no source, like a func of
 // a binary built with -trimpath and run without generated facts.
 func noSourceFunc() any {
-	ft := reflect.FuncOf([]reflect.Type{reflect.TypeFor[context.Context](), reflect.TypeFor[Refund]()}, []reflect.Type{reflect.TypeFor[error]()}, false)
+	ft := reflect.FuncOf([]reflect.Type{reflect.TypeFor[context.Context](), reflect.TypeFor[Repayment]()}, []reflect.Type{reflect.TypeFor[error]()}, false)
 	return reflect.MakeFunc(ft, func([]reflect.Value) []reflect.Value {
 		return []reflect.Value{reflect.Zero(reflect.TypeFor[error]())}
 	}).Interface()
@@ -111,7 +111,7 @@ func TestNoDocNeedsOptions(t *testing.T) {
 		}
 	}
 	// A func literal has no doc comment to lose: its name is enough.
-	if _, err := onion.NewTool(func(ctx context.Context, r Refund) error { return nil }, onion.Name("lit")); err != nil {
+	if _, err := onion.NewTool(func(ctx context.Context, r Repayment) error { return nil }, onion.Name("lit")); err != nil {
 		t.Errorf("func literal: %v", err)
 	}
 }
@@ -120,7 +120,7 @@ func TestNoDocNeedsOptions(t *testing.T) {
 // TestSourceWinsOverStaleFacts were generated.
 //
 //onion:intent read
-func staleDoc(ctx context.Context, r Refund) error { return nil }
+func staleDoc(ctx context.Context, r Repayment) error { return nil }
 
 // TestSourceWinsOverStaleFacts registers generated facts that say
 // otherwise than the source at hand: the source wins.
