@@ -116,7 +116,7 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 		return b.(*binding), nil
 	}
 	facts, declared, found, err := gosource.ForMethod(pt, m.Name)
-	missing, err := sourceMissing(pt.String()+"."+m.Name, err)
+	missing, err := sourceMissing("("+pt.String()+")."+m.Name, err)
 	if err != nil {
 		return nil, err
 	}
