@@ -110,6 +110,10 @@ func TestNoDocNeedsOptions(t *testing.T) {
 			t.Errorf("description %q, intent %s", tool.Description(), tool.Intent())
 		}
 	}
+	// Options override the doc comment, NoApproval its //onion:approve.
+	if tool, err := onion.NewTool(refundByPointer, onion.NoApproval()); err != nil || tool.NeedsApproval(context.Background(), onion.Call{}) {
+		t.Errorf("NoApproval over //onion:approve: %v", err)
+	}
 	// A func literal has no doc comment to lose: its name is enough.
 	if _, err := onion.NewTool(func(ctx context.Context, r Repayment) error { return nil }, onion.Name("lit")); err != nil {
 		t.Errorf("func literal: %v", err)

@@ -84,8 +84,9 @@ func RequireApproval() ToolOption {
 }
 
 // NoApproval says that the tool's calls run without asking the agent's
-// Approver, which is the default, and undoes a RequireApproval or ApproveIf
-// given before it. Say it, with Description and an intent, for a tool
+// Approver, which is the default. Like every option it overrides the doc
+// comment (an //onion:approve there), and it undoes a RequireApproval or
+// ApproveIf given before it. Say it, with Description and an intent, for a tool
 // whose doc comment cannot be read (a binary built with -trimpath and run
 // without its source or generated facts): NewAgent refuses such a tool
 // unless its options say whether it needs approval, since a lost
