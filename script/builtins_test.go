@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/script"
@@ -96,6 +97,18 @@ def many():
 	}
 	if _, err := call(t, tools, "many", `{}`); err == nil || !strings.Contains(err.Error(), "script.MaxRequests") {
 		t.Errorf("attempt caught the request limit: err = %v", err)
+	}
+	slow := a.parse(t, `
+def slow():
+    """Waits inside attempt.
+
+    onion:intent read
+    """
+    r = attempt(request, "GET", "/slow")
+    return "went on after the timeout: " + str(r)
+`, script.Timeout(50*time.Millisecond))
+	if _, err := call(t, slow, "slow", `{}`); err == nil || !strings.Contains(err.Error(), "(script.Timeout)") {
+		t.Errorf("attempt caught the timeout: err = %v", err)
 	}
 }
 

@@ -2,11 +2,13 @@ package script
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/onionkit/onion"
@@ -48,5 +50,52 @@ func FuzzCall(f *testing.F) {
 			t.Fatalf("panic on args %q body %q: %v", args, body, pe.Value)
 		}
 		_ = fmt.Sprint(out)
+	})
+}
+
+const markupScript = `
+def scrape(selector, pattern):
+    """Parses the application's answer as HTML and as XML and searches it.
+
+    selector: a CSS selector
+    pattern: a regular expression
+    """
+    body = request("GET", "/page").text
+    out = []
+    for parse in [html.parse, xml.parse]:
+        doc = attempt(parse, body)
+        if doc.ok:
+            found = attempt(doc.value.select, selector)
+            if found.ok:
+                out.append([[n.tag, n.text, n.attrs] for n in found.value[:5]])
+    out.append(attempt(re.findall, pattern, body).ok)
+    out.append(text.truncate(text.squash(body), 20))
+    return out
+`
+
+// FuzzMarkup parses arbitrary answers from the application with the html,
+// xml, re and text modules, with arbitrary selectors and patterns from the
+// model: every call ends with a result or an error, never a panic.
+func FuzzMarkup(f *testing.F) {
+	f.Add(`<ul><li class="a">x</li></ul>`, "li.a", "[a-z]+")
+	f.Add(`<?xml version="1.0" encoding="ISO-8859-1"?><rss><item><title>t</title></item></rss>`, "item > title", "(t)")
+	f.Add(`<a><b><c></a>`, ":has(b)", "(")
+	f.Add("<div>"+string(make([]byte, 600))+"</div>", "div div", `\pL+`)
+	f.Add(`<!DOCTYPE x [<!ENTITY e "&e;&e;">]><x>&e;</x>`, "*", "a{1000}")
+	f.Fuzz(func(t *testing.T, body, selector, pattern string) {
+		app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, body)
+		}))
+		defer app.Close()
+		tools, err := Parse("markup.star", markupScript, BaseURL(app.URL), MaxSteps(200_000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, _ := json.Marshal(map[string]string{"selector": selector, "pattern": pattern})
+		_, err = tools[0].Call(context.Background(), string(args))
+		var pe *onion.PanicError
+		if errors.As(err, &pe) || err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("panic on body %q selector %q pattern %q: %v", body, selector, pattern, err)
+		}
 	})
 }

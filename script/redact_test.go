@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -257,9 +258,11 @@ def %s(method, header="", value="", param=""):
     onion:intent %s
     """
     if param:
-        return request(method, "/", query={"_method": value}).status
-    if param == "" and header == "body":
+        return request(method, "/", query={param: value}).status
+    if header == "body":
         return request(method, "/", body={"_method": value}).status
+    if header == "form":
+        return request(method, "/", body="a=1&_method=" + value, headers={"Content-Type": "application/x-www-form-urlencoded"}).status
     return request(method, "/", headers={header: value}).status
 `
 	tools := parseWithKey(t, app.URL, fmt.Sprintf(src, "reader", "read")+fmt.Sprintf(src, "writer", "write")+fmt.Sprintf(src, "deleter", "delete"))
@@ -271,10 +274,13 @@ def %s(method, header="", value="", param=""):
 		{"reader", `{"method":"GET","header":"X-HTTP-Method","value":"delete"}`, false},
 		{"reader", `{"method":"GET","header":"X-Method-Override","value":"POST"}`, false},
 		{"reader", `{"method":"GET","header":"x_http_method_override","value":" PUT "}`, false},
-		{"reader", `{"method":"GET","param":"y","value":"DELETE"}`, false},
+		{"reader", `{"method":"GET","param":"_method","value":"DELETE"}`, false},
+		{"reader", `{"method":"GET","param":"X-HTTP-Method-Override","value":"DELETE"}`, false},
 		{"reader", `{"method":"GET","header":"X-HTTP-Method-Override","value":"GET"}`, true},
 		{"writer", `{"method":"POST","header":"X-HTTP-Method-Override","value":"DELETE"}`, false},
 		{"writer", `{"method":"POST","header":"body","value":"DELETE"}`, false},
+		{"writer", `{"method":"POST","header":"form","value":"DELETE"}`, false},
+		{"writer", `{"method":"POST","header":"form","value":"PATCH"}`, true},
 		{"writer", `{"method":"POST","header":"X-HTTP-Method-Override","value":"PUT"}`, true},
 		{"writer", `{"method":"POST","header":"X-HTTP-Method-Override","value":"TRACE"}`, false},
 		{"deleter", `{"method":"POST","header":"X-HTTP-Method-Override","value":"DELETE"}`, true},
@@ -297,5 +303,33 @@ def %s(method, header="", value="", param=""):
 				t.Errorf("err = %v (sent %d), want the override refused before sending", err, sent)
 			}
 		})
+	}
+}
+
+func TestMethodOverrideCountsAsAWrite(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer app.Close()
+	tools := parseWithKey(t, app.URL, `
+def put_then_fail():
+    """Asks for a PUT with a GET, then fails.
+
+    onion:intent write
+    """
+    request("GET", "/", headers={"X-HTTP-Method-Override": "PUT"})
+    fail("after the override")
+
+def get_then_fail():
+    """Sends a plain GET, then fails.
+
+    onion:intent write
+    """
+    request("GET", "/", headers={"X-HTTP-Method-Override": "GET"})
+    fail("after the read")
+`)
+	if _, err := tools["put_then_fail"].Call(context.Background(), `{}`); !errors.Is(err, onion.ErrOutcomeUnknown) {
+		t.Errorf("a GET acting as PUT, then a failure: err = %v, want onion.ErrOutcomeUnknown", err)
+	}
+	if _, err := tools["get_then_fail"].Call(context.Background(), `{}`); err == nil || errors.Is(err, onion.ErrOutcomeUnknown) {
+		t.Errorf("a GET, then a failure: err = %v, want a plain failure", err)
 	}
 }

@@ -43,8 +43,8 @@ var reservedHeaders = map[string]bool{"host": true, "contentlength": true, "tran
 // the one sent (normalised names).
 var overrideHeaders = map[string]bool{"xhttpmethodoverride": true, "xhttpmethod": true, "xmethodoverride": true}
 
-// overrideParam is the query or form parameter frameworks read as the
-// method to act on.
+// overrideParam is the query parameter or body field frameworks (Rails,
+// Laravel, Symfony) read as the method to act on.
 const overrideParam = "_method"
 
 // request is the request builtin:
@@ -90,11 +90,8 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range q[overrideParam] {
-			if err := st.mayUse(method, m); err != nil {
-				return nil, fmt.Errorf("query=: %s=%s: %w", overrideParam, m, err)
-			}
-			acts = strings.ToUpper(m)
+		if err := st.checkOverrides("query=", method, q, &acts); err != nil {
+			return nil, err
 		}
 		u.RawQuery = q.Encode()
 	}
@@ -109,26 +106,26 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	contentType := ""
 	switch v := bodyArg.(type) {
 	case starlark.NoneType:
-	case starlark.String:
-		body, contentType = strings.NewReader(string(v)), "text/plain; charset=utf-8"
-	case starlark.Bytes:
-		body, contentType = strings.NewReader(string(v)), "application/octet-stream"
+	case starlark.String, starlark.Bytes:
+		text, _ := starlark.AsString(v)
+		if err := st.checkOverrides("body=", method, bodyFields(text), &acts); err != nil {
+			return nil, err
+		}
+		body, contentType = strings.NewReader(text), "text/plain; charset=utf-8"
+		if _, isBytes := v.(starlark.Bytes); isBytes {
+			contentType = "application/octet-stream"
+		}
 	case *starlark.Dict, *starlark.List, starlark.Tuple:
 		g, err := toGo(v)
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
 		}
-		if m, isMap := g.(map[string]any); isMap {
-			if o, found := m[overrideParam].(string); found {
-				if err := st.mayUse(method, o); err != nil {
-					return nil, fmt.Errorf("body=: %q: %s: %w", overrideParam, o, err)
-				}
-				acts = strings.ToUpper(o)
-			}
-		}
 		data, err := json.Marshal(g)
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
+		}
+		if err := st.checkOverrides("body=", method, bodyFields(string(data)), &acts); err != nil {
+			return nil, err
 		}
 		body, contentType = bytes.NewReader(data), "application/json"
 	default:
@@ -196,6 +193,48 @@ func (st *callState) mayUse(method, acts string) error {
 		return fmt.Errorf("%s%s is not allowed for a %s tool, which may only %s; declare the intent that fits with an onion:intent line", acts, via, st.intent, strings.Join(allowedMethods[st.intent], ", "))
 	}
 	return nil
+}
+
+// isOverride reports whether a header, query parameter or body field named
+// name tells frameworks which method to act as.
+func isOverride(name string) bool {
+	return strings.EqualFold(name, overrideParam) || overrideHeaders[headerKey(name)]
+}
+
+// checkOverrides refuses the method overrides among fields that the tool's
+// intent does not allow, and sets acts to the one it allows.
+func (st *callState) checkOverrides(where, method string, fields url.Values, acts *string) error {
+	for name, values := range fields {
+		if !isOverride(name) {
+			continue
+		}
+		for _, v := range values {
+			if err := st.mayUse(method, v); err != nil {
+				return fmt.Errorf("%s %s=%s: %w", where, name, v, err)
+			}
+			*acts = strings.ToUpper(strings.TrimSpace(v))
+		}
+	}
+	return nil
+}
+
+// bodyFields are the top-level fields of a body that frameworks read
+// parameters from: a JSON object's string members, or a form's fields.
+func bodyFields(body string) url.Values {
+	fields := url.Values{}
+	var obj map[string]any
+	if json.Unmarshal([]byte(body), &obj) == nil {
+		for k, v := range obj {
+			if s, ok := v.(string); ok {
+				fields.Add(k, s)
+			}
+		}
+		return fields
+	}
+	if form, err := url.ParseQuery(body); err == nil {
+		return form
+	}
+	return fields
 }
 
 // limitError is a per-call limit reached: attempt does not catch it.
@@ -309,7 +348,7 @@ func (st *callState) scriptHeaders(method string, v starlark.Value, h http.Heade
 		if reservedHeaders[key] {
 			return "", fmt.Errorf("headers=: %s cannot be set by a script", canon)
 		}
-		if overrideHeaders[key] {
+		if isOverride(name) {
 			if err := st.mayUse(method, value); err != nil {
 				return "", fmt.Errorf("headers=: %s: %w", canon, err)
 			}
