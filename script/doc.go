@@ -144,7 +144,9 @@
 //     cannot read them, and cannot set a header whose name is theirs once
 //     case and punctuation are ignored (X_Api_Key, x.api.key and XApiKey
 //     are X-Api-Key to some servers), nor Host, Content-Length,
-//     Transfer-Encoding, Connection, Cookie, TE, Trailer or Upgrade.
+//     Transfer-Encoding, Connection, Cookie, TE, Trailer or Upgrade, nor
+//     Range, If-Range or Accept-Encoding (a credential fetched a piece at a
+//     time, or compressed, would escape redaction).
 //   - Wherever the application echoes a Header value back, in a response
 //     header's name or value or in the body, the script reads "[redacted]":
 //     the value as it is and, for "Scheme token", the token, in any ASCII

@@ -35,9 +35,13 @@ var allowedMethods = map[onion.Intent][]string{
 	onion.Delete: {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"},
 }
 
-// reservedHeaders are set by the HTTP client; a script setting them could
-// only confuse the request. Keys are normalised names (headerKey).
-var reservedHeaders = map[string]bool{"host": true, "contentlength": true, "transferencoding": true, "connection": true, "cookie": true, "te": true, "trailer": true, "upgrade": true}
+// reservedHeaders are set by the HTTP client, or would get a response the
+// redaction cannot read whole: a range of the body (a credential fetched a
+// piece at a time) or a compressed one. Keys are normalised (headerKey).
+var reservedHeaders = map[string]bool{
+	"host": true, "contentlength": true, "transferencoding": true, "connection": true, "cookie": true,
+	"te": true, "trailer": true, "upgrade": true, "range": true, "ifrange": true, "acceptencoding": true,
+}
 
 // overrideHeaders name the method an application should act on instead of
 // the one sent (normalised names).
