@@ -21,6 +21,10 @@ const redacted = "[redacted]"
 type redactor struct {
 	forms   []string // literal forms of the secrets, lower-cased, longest first
 	maxSpan int      // the most bytes of input one match can cover
+	// byPrefix holds the forms by their first two bytes, and starts marks
+	// those pairs, so that one pass over a text finds every form.
+	byPrefix map[uint16][]string
+	starts   [1 << 16 / 64]uint64
 }
 
 // minSecret is the shortest value redacted: shorter ones would mangle
@@ -89,20 +93,49 @@ func newRedactor(values []string) *redactor {
 		return strings.Compare(a, b)
 	})
 	r.forms = slices.Compact(r.forms)
+	r.byPrefix = map[uint16][]string{}
 	for _, f := range r.forms {
 		r.maxSpan = max(r.maxSpan, len(f)*maxEntity)
+		k := pair(f[0], f[1])
+		r.byPrefix[k] = append(r.byPrefix[k], f)
+		r.starts[k/64] |= 1 << (k % 64)
 	}
 	return r
 }
+
+func pair(a, b byte) uint16 { return uint16(a)<<8 | uint16(b) }
 
 // span is a range of input bytes to redact.
 type span struct{ start, end int }
 
 // A view is the input with one kind of escape undone: dec holds the decoded
-// bytes, and from[i]..to[i] the input bytes decoded byte i came from.
+// bytes, lower-cased, and esc the escapes decoded, in order; the bytes
+// between escapes are the input's own.
 type view struct {
-	dec      []byte
-	from, to []int
+	dec []byte
+	esc []escape
+}
+
+// An escape is dec[at:at+n], decoded from input[from:to].
+type escape struct{ at, n, from, to int }
+
+// input returns the range of input bytes decoded byte d came from.
+func (v *view) input(d int) (from, to int) {
+	i, _ := slices.BinarySearchFunc(v.esc, d, func(e escape, d int) int {
+		if e.at > d {
+			return 1
+		}
+		return -1
+	})
+	if i == 0 {
+		return d, d + 1
+	}
+	e := v.esc[i-1]
+	if d < e.at+e.n {
+		return e.from, e.to
+	}
+	o := e.to + d - (e.at + e.n)
+	return o, o + 1
 }
 
 // spans returns the ranges of s that hold a secret in any form, in any
@@ -112,27 +145,23 @@ func (r *redactor) spans(s string) []span {
 		return nil
 	}
 	var out []span
-	find := func(dec []byte, v *view) {
-		lower := string(asciiLower(dec))
-		for _, f := range r.forms {
-			for i := 0; ; {
-				j := strings.Index(lower[i:], f)
-				if j < 0 {
-					break
-				}
-				if v == nil {
-					out = append(out, span{i + j, i + j + len(f)})
-				} else {
-					out = append(out, span{v.from[i+j], v.to[i+j+len(f)-1]})
-				}
-				i += j + len(f)
-			}
+	for n, v := range []*view{{dec: []byte(s)}, jsonView(s), percentView(s), entityView(s)} {
+		if n > 0 && (v == nil || len(v.esc) == 0) {
+			continue // nothing decoded: the same text as the first
 		}
-	}
-	find([]byte(s), nil)
-	for _, v := range []*view{jsonView(s), percentView(s), entityView(s)} {
-		if v != nil {
-			find(v.dec, v)
+		dec := asciiLower(v.dec)
+		for i := 0; i+minSecret <= len(dec); i++ {
+			k := pair(dec[i], dec[i+1])
+			if r.starts[k/64]&(1<<(k%64)) == 0 {
+				continue
+			}
+			for _, f := range r.byPrefix[k] {
+				if len(dec)-i >= len(f) && string(dec[i:i+len(f)]) == f {
+					from, _ := v.input(i)
+					_, to := v.input(i + len(f) - 1)
+					out = append(out, span{from, to})
+				}
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -198,16 +227,12 @@ func cut(s string, n int, spans []span) string {
 	return apply(s[:n], spans)
 }
 
-func newView(capacity int) *view {
-	return &view{dec: make([]byte, 0, capacity), from: make([]int, 0, capacity), to: make([]int, 0, capacity)}
-}
+func newView(capacity int) *view { return &view{dec: make([]byte, 0, capacity)} }
 
-func (v *view) add(b []byte, from, to int) {
-	for _, c := range b {
-		v.dec = append(v.dec, c)
-		v.from = append(v.from, from)
-		v.to = append(v.to, to)
-	}
+// escaped appends the bytes b decoded from input[from:to].
+func (v *view) escaped(b []byte, from, to int) {
+	v.esc = append(v.esc, escape{len(v.dec), len(b), from, to})
+	v.dec = append(v.dec, b...)
 }
 
 // jsonView undoes JSON string escapes (\n, \/, \u0026, surrogate pairs)
@@ -221,18 +246,18 @@ func jsonView(s string) *view {
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < len(s); {
 		if s[i] != '\\' || i+1 >= len(s) {
-			v.add([]byte{s[i]}, i, i+1)
+			v.dec = append(v.dec, s[i])
 			i++
 			continue
 		}
 		if c, ok := jsonEscapes[s[i+1]]; ok {
-			v.add([]byte{c}, i, i+2)
+			v.escaped([]byte{c}, i, i+2)
 			i += 2
 			continue
 		}
 		r1, ok := hex4(s, i)
 		if !ok {
-			v.add([]byte{s[i]}, i, i+1)
+			v.dec = append(v.dec, s[i])
 			i++
 			continue
 		}
@@ -245,7 +270,7 @@ func jsonView(s string) *view {
 			}
 		}
 		n := utf8.EncodeRune(buf[:], r1)
-		v.add(buf[:n], i, end)
+		v.escaped(buf[:n], i, end)
 		i = end
 	}
 	return v
@@ -276,12 +301,12 @@ func percentView(s string) *view {
 		if s[i] == '%' && i+3 <= len(s) {
 			var b [1]byte
 			if _, err := hex.Decode(b[:], []byte(s[i+1:i+3])); err == nil {
-				v.add(b[:], i, i+3)
+				v.escaped(b[:], i, i+3)
 				i += 3
 				continue
 			}
 		}
-		v.add([]byte{s[i]}, i, i+1)
+		v.dec = append(v.dec, s[i])
 		i++
 	}
 	return v
@@ -303,12 +328,12 @@ func entityView(s string) *view {
 				j++
 			}
 			if dec := html.UnescapeString(s[i:j]); dec != s[i:j] {
-				v.add([]byte(dec), i, j)
+				v.escaped([]byte(dec), i, j)
 				i = j
 				continue
 			}
 		}
-		v.add([]byte{s[i]}, i, i+1)
+		v.dec = append(v.dec, s[i])
 		i++
 	}
 	return v

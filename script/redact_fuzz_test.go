@@ -52,3 +52,18 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRedact redacts a 1 MiB JSON answer (the default
+// MaxResponseBytes) that echoes a Bearer token once, JSON-escaped.
+func BenchmarkRedact(b *testing.B) {
+	const secret = "tok-abc&def/ghi+jkl"
+	r := newRedactor([]string{"Bearer " + secret})
+	row := `{"id": 1, "title": "Printer on fire \u00e9", "url": "/t/1?a=%20b&amp;c"},`
+	body := "[" + strings.Repeat(row, (1<<20)/len(row)) + `{"key": "tok-abc\u0026def\/ghi+jkl"}]`
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if out := r.redact(body); strings.Contains(out, "ghi+jkl") {
+			b.Fatal("not redacted")
+		}
+	}
+}
