@@ -63,6 +63,8 @@ def follow():
         "missing": answer.headers.get("x-nothing", "none"),
         "lower": [k for k in answer.headers.keys() if k != k.lower()],
         "text": answer.text == answer.body and "elsewhere" in answer.text,
+        "dict": dict(answer.headers)["location"],
+        "encoded": "location" in json.decode(json.encode(answer.headers)),
     }
 
 def parse():
@@ -73,7 +75,7 @@ def parse():
     answer = request("GET", "/echo")
     return [answer.json()["path"], answer.headers["content-type"], dig(answer.json(), "method")]
 `)
-	want := `{"any case":"/elsewhere","get":"/elsewhere","in":true,"index":"/elsewhere","lower":[],"missing":"none","status":302,"text":true}`
+	want := `{"any case":"/elsewhere","dict":"/elsewhere","encoded":true,"get":"/elsewhere","in":true,"index":"/elsewhere","lower":[],"missing":"none","status":302,"text":true}`
 	if got := mustCall(t, tools, "follow", `{}`); got != want {
 		t.Errorf("follow = %s\nwant     %s", got, want)
 	}
