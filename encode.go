@@ -94,10 +94,21 @@ func checkDepth(v reflect.Value, depth int) error {
 			}
 		}
 	case reflect.Map:
-		elem := reflect.New(v.Type().Elem()).Elem()
+		// One settable element for all the values, unless the map was
+		// reached through an embedded unexported type: reflect refuses to
+		// copy from it, so each value is its own.
+		var elem reflect.Value
+		if v.CanInterface() {
+			elem = reflect.New(v.Type().Elem()).Elem()
+		}
 		for iter := v.MapRange(); iter.Next(); {
-			elem.SetIterValue(iter)
-			if err := checkDepth(elem, depth+1); err != nil {
+			e := elem
+			if e.IsValid() {
+				e.SetIterValue(iter)
+			} else {
+				e = iter.Value()
+			}
+			if err := checkDepth(e, depth+1); err != nil {
 				return err
 			}
 		}

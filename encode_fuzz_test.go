@@ -46,8 +46,9 @@ type fuzzRecord struct {
 }
 
 type fuzzEmbedded struct {
-	E string `json:"e"`
-	S string `json:"s"` // hidden by fuzzRecord.S
+	E string         `json:"e"`
+	S string         `json:"s"` // hidden by fuzzRecord.S
+	M map[string]any `json:"m,omitempty"`
 }
 
 type fuzzPointed struct {
@@ -182,6 +183,9 @@ func (g *fuzzValues) record(depth int) fuzzRecord {
 	}
 	if g.next()%2 == 0 {
 		r.fuzzPointed = &fuzzPointed{Q: int(g.next())}
+	}
+	if g.next()%2 == 0 {
+		r.fuzzEmbedded.M = map[string]any{g.piece(): g.value(depth + 1)}
 	}
 	if g.next()%2 == 0 {
 		r.Empty, r.Zero = g.piece(), int(g.next())

@@ -84,6 +84,22 @@ type encLink struct {
 	Next *encLink `json:"next"`
 }
 
+// encBase is embedded unexported: reflect marks what is reached through
+// it read-only, and encoding/json still writes its fields.
+type encBase struct {
+	Meta map[string]any `json:"meta"`
+	List []any          `json:"list"`
+}
+
+type encMeta map[string]any
+
+type encWithBase struct {
+	encBase
+	encMeta
+	*encLink
+	N int `json:"n"`
+}
+
 type encHidden struct {
 	hidden any
 	Shown  int `json:"shown"`
@@ -138,6 +154,8 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		map[string]encHasPtrMarshaler{"k": {}}, map[string]*encHasPtrMarshaler{"k": {}},
 		map[encKey]int{{"a", "b"}: 1, {"<", ">"}: 2}, map[int]string{10: "x", -1: "y", 2: "z"},
 		encWrap{V: []any{1}}, encHidden{hidden: 1, Shown: 2, Skip: 3},
+		encWithBase{encBase: encBase{Meta: map[string]any{"k": []any{1, map[string]any{"x": nil}}}, List: []any{2}},
+			encMeta: encMeta{"m": 1}, encLink: &encLink{}, N: 3},
 	}
 	for _, v := range values {
 		sameAsEncodingJSON(t, v)
@@ -191,6 +209,7 @@ func TestEncodeBoundsDepth(t *testing.T) {
 		"self map": selfMap, "self slice": selfSlice, "self pointer": selfLink, "self any": selfAny,
 		"any 100k deep": deepAny, "list 100k long": deepLink, "map 100k deep": deepMap,
 		"inside a struct": encOuter{Any: deepAny}, "inside a map": map[string]any{"x": []any{1, selfMap}},
+		"inside an embedded type": encWithBase{encBase: encBase{Meta: selfMap}},
 	} {
 		_, err := appendJSON(nil, v)
 		if !errors.Is(err, errResultTooDeep) {
