@@ -31,18 +31,24 @@ var errResultTooDeep = fmt.Errorf("the value nests more than %d levels deep (is 
 
 // appendJSON appends the JSON encoding of v, as an encoding/json Encoder
 // with SetEscapeHTML(false) writes it, without the newline.
-func appendJSON(b []byte, v any) ([]byte, error) {
+// A MarshalJSON or MarshalText that panics is tool code failing: its
+// panic, which encoding/json lets through, is the error.
+func appendJSON(b []byte, v any) (out []byte, err error) {
 	if v != nil {
 		if err := checkDepth(reflect.ValueOf(v), 0); err != nil {
 			return nil, err
 		}
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("a MarshalJSON or MarshalText method panicked: %v", r)
+		}
+	}()
 	e := resultEncoders.Get().(*resultEncoder)
 	e.w = b
-	err := e.enc.Encode(v)
-	out := e.w
-	e.w = nil
-	resultEncoders.Put(e)
+	err = e.enc.Encode(v)
+	out, e.w = e.w, nil
+	resultEncoders.Put(e) // not after a panic: the encoder is dropped
 	if err != nil {
 		return nil, err
 	}

@@ -122,3 +122,27 @@ func TestResultTooDeepFailsTheCall(t *testing.T) {
 		}
 	}
 }
+
+// Fragile marshals itself by panicking.
+type Fragile struct{}
+
+// MarshalJSON panics, as buggy tool code does.
+func (Fragile) MarshalJSON() ([]byte, error) { panic("marshal exploded") }
+
+// GetFragile returns a value whose MarshalJSON panics.
+//
+//onion:intent read
+func GetFragile() ([]Fragile, error) { return []Fragile{{}}, nil }
+
+// TestResultMarshalPanicFailsTheCall: a panic in a result's MarshalJSON is
+// the call's error, not the end of the process.
+func TestResultMarshalPanicFailsTheCall(t *testing.T) {
+	tool, err := onion.NewTool(GetFragile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tool.Call(context.Background(), `{}`)
+	if err == nil || !strings.Contains(err.Error(), "panicked: marshal exploded") || got != "" {
+		t.Errorf("Call = %q, %v; want the panic as the error", got, err)
+	}
+}
