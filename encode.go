@@ -30,8 +30,7 @@ const maxResultDepth = 10000
 var errResultTooDeep = fmt.Errorf("the value nests more than %d levels deep (is it cyclic?)", maxResultDepth)
 
 // appendJSON appends the JSON encoding of v, as an encoding/json Encoder
-// with SetEscapeHTML(false) writes it, without the newline.
-// A MarshalJSON or MarshalText that panics is tool code failing: its
+// with SetEscapeHTML(false) writes it, without the newline. A MarshalJSON or MarshalText that panics is tool code failing: its
 // panic, which encoding/json lets through, is the error.
 func appendJSON(b []byte, v any) (out []byte, err error) {
 	if v != nil {
