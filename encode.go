@@ -33,10 +33,8 @@ var errResultTooDeep = fmt.Errorf("the value nests more than %d levels deep (is 
 // with SetEscapeHTML(false) writes it, without the newline. A MarshalJSON or MarshalText that panics is tool code failing: its
 // panic, which encoding/json lets through, is the error.
 func appendJSON(b []byte, v any) (out []byte, err error) {
-	if v != nil {
-		if err := checkDepth(reflect.ValueOf(v), 0); err != nil {
-			return nil, err
-		}
+	if err := checkAny(v, 0); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -75,6 +73,34 @@ var resultEncoders = sync.Pool{New: func() any {
 	return e
 }}
 
+// checkAny is checkDepth for x, the value of an interface, without
+// reflection for the values decoded JSON is made of, which are what most
+// results of a type that can nest without bound hold.
+func checkAny(x any, depth int) error {
+	if depth > maxResultDepth {
+		return errResultTooDeep
+	}
+	switch x := x.(type) {
+	case nil, string, bool, float64, int, int64:
+		return nil
+	case []any: // an element is an interface (a level) holding a value
+		for _, e := range x {
+			if err := checkAny(e, depth+2); err != nil {
+				return err
+			}
+		}
+		return nil
+	case map[string]any:
+		for _, e := range x {
+			if err := checkAny(e, depth+2); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return checkDepth(reflect.ValueOf(x), depth)
+}
+
 // checkDepth walks v at depth as encoding/json will, and fails once it is
 // deeper than maxResultDepth. It skips what cannot nest without bound, and
 // may visit more than encoding/json writes (an omitted field, a value whose
@@ -83,11 +109,24 @@ func checkDepth(v reflect.Value, depth int) error {
 	if depth > maxResultDepth {
 		return errResultTooDeep
 	}
-	if !unbounded(v.Type()) {
-		return nil
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map, reflect.Struct:
+		if !unbounded(v.Type()) {
+			return nil
+		}
+	default:
+		return nil // a scalar, the common leaf: no need to look its type up
 	}
 	switch v.Kind() {
-	case reflect.Interface, reflect.Pointer:
+	case reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		if v.CanInterface() {
+			return checkAny(v.Interface(), depth+1)
+		}
+		return checkDepth(v.Elem(), depth+1)
+	case reflect.Pointer:
 		if v.IsNil() {
 			return nil
 		}

@@ -220,14 +220,25 @@ func TestEncodeBoundsDepth(t *testing.T) {
 		t.Errorf("the error does not give the bound: %v", errResultTooDeep)
 	}
 
-	// Deep but within the bound: encoded as encoding/json encodes it. An
-	// any holding a slice is two levels.
-	var within any = 1
-	for range maxResultDepth/2 - 1 {
-		within = []any{within}
+	// At the bound, an any holding a slice being two levels: within it
+	// encoded as encoding/json encodes it, one more level fails. []any is
+	// walked without reflection, encList with it: they agree.
+	for _, wrap := range []func(any) any{
+		func(v any) any { return []any{v} },
+		func(v any) any { return encList{v} },
+	} {
+		var v any = 1
+		for range maxResultDepth / 2 {
+			v = wrap(v)
+		}
+		sameAsEncodingJSON(t, v)
+		if _, err := appendJSON(nil, wrap(v)); !errors.Is(err, errResultTooDeep) {
+			t.Errorf("%T one level beyond the bound: err = %v", v, err)
+		}
 	}
-	sameAsEncodingJSON(t, within)
 }
+
+type encList []any
 
 // TestUnbounded pins which types are walked before encoding: only those
 // that reach an interface or themselves through what encoding/json
