@@ -33,8 +33,8 @@
 // JSON straight into the Go values, checking types, required and unknown
 // fields, enums and bounds on the way, and a full JSON Schema validator
 // explains a rejection, naming every offending field. The result is sent
-// as it is when it is a string, else as JSON, encoded by a plan built once
-// per type. Tool.Call runs a tool exactly as the model path does, with no
+// as it is when it is a string, else as the JSON encoding/json writes for
+// it, HTML escaping off. Tool.Call runs a tool exactly as the model path does, with no
 // model at all; Tool.Run returns the Go value.
 //
 // Binaries shipped without their source (built with -trimpath, or run far
