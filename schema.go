@@ -288,6 +288,16 @@ func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 	if typ == "integer" && t.Kind() >= reflect.Uint {
 		s.Minimum = "0"
 	}
+	// The range of a sized integer is part of the schema, so that the
+	// schema alone says what is accepted.
+	switch t.Kind() {
+	case reflect.Int8, reflect.Int16, reflect.Int32:
+		bits := t.Bits()
+		s.Minimum = json.Number(strconv.FormatInt(-1<<(bits-1), 10))
+		s.Maximum = json.Number(strconv.FormatInt(1<<(bits-1)-1, 10))
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		s.Maximum = json.Number(strconv.FormatUint(1<<t.Bits()-1, 10))
+	}
 	if t.PkgPath() != "" && t.Name() != "" {
 		if facts, ok := gosource.ForType(t, d.hint); ok && len(facts.Enum) > 0 {
 			for _, lit := range facts.Enum {
