@@ -41,7 +41,7 @@ func Anything(ctx context.Context, a struct {
 	return "ran", nil
 }
 
-func mustTool(t *testing.T, fn any) *onion.Tool {
+func mustTool(t testing.TB, fn any) *onion.Tool {
 	t.Helper()
 	tool, err := onion.NewTool(fn)
 	if err != nil {

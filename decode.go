@@ -966,8 +966,8 @@ func unquote(v jsontext.Value) []byte {
 	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		return s
 	}
-	out, _ := jsontext.AppendUnquote(nil, v)
-	return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+	out, _ := jsontext.AppendUnquote(nil, v) // each invalid byte becomes U+FFFD, as in encoding/json
+	return out
 }
 
 // number reads a number literal.
