@@ -383,17 +383,17 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 			if err != nil {
 				return err
 			}
-			n, ok := parseInteger(lit)
-			if !ok {
-				return fmt.Errorf("expected integer, got number %s", lit)
+			n, err := parseInt(lit)
+			if err != nil {
+				return err
 			}
-			if !n.IsInt64() || v.OverflowInt(n.Int64()) {
+			if v.OverflowInt(n) {
 				return fmt.Errorf("expected integer fitting %s, got %s", v.Type(), lit)
 			}
 			if err := c.checkNumber(lit); err != nil {
 				return err
 			}
-			v.SetInt(n.Int64())
+			v.SetInt(n)
 			return nil
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -403,17 +403,17 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 			if err != nil {
 				return err
 			}
-			n, ok := parseInteger(lit)
-			if !ok {
-				return fmt.Errorf("expected integer, got number %s", lit)
+			n, err := parseUint(lit)
+			if err != nil {
+				return err
 			}
-			if n.Sign() < 0 || !n.IsUint64() || v.OverflowUint(n.Uint64()) {
+			if v.OverflowUint(n) {
 				return fmt.Errorf("expected integer from 0 fitting %s, got %s", v.Type(), lit)
 			}
 			if err := c.checkNumber(lit); err != nil {
 				return err
 			}
-			v.SetUint(n.Uint64())
+			v.SetUint(n)
 			return nil
 		}, nil
 	case reflect.Float32, reflect.Float64:
@@ -532,13 +532,19 @@ func (p *objectPlan) decode(r *argReader, v reflect.Value) error {
 			return &pathError{field: string(key), err: errUnknownField}
 		}
 		f := &p.fields[i]
-		if !f.required && r.null() {
-			continue
+		if seenBig != nil && seenBig[i] || seenBig == nil && seenSmall&(1<<i) != 0 {
+			return &pathError{field: f.name, err: errTwice}
 		}
 		if seenBig != nil {
 			seenBig[i] = true
 		} else {
 			seenSmall |= 1 << i
+		}
+		if !f.required && r.null() {
+			if f.def.IsValid() {
+				fieldByIndex(v, f.index).Set(f.def)
+			}
+			continue
 		}
 		if err := f.dec(r, fieldByIndex(v, f.index)); err != nil {
 			return &pathError{field: f.name, err: err}
@@ -593,6 +599,7 @@ func fieldByIndex(v reflect.Value, index []int) reflect.Value {
 var (
 	errUnknownField = errors.New("unknown field")
 	errMissing      = errors.New("required field is missing")
+	errTwice        = errors.New("field given twice")
 )
 
 // pathError places an error at a field or array index.
@@ -648,16 +655,39 @@ type checks struct {
 	format             *santhosh.Format
 	pattern            santhosh.Regexp
 	minLen, maxLen     int
-	min, max           *big.Rat
-	exclMin, exclMax   *big.Rat
+	bounds             []bound
 	minItems, maxItems int
 }
 
+// bound is one of minimum, maximum, exclusiveMinimum, exclusiveMaximum:
+// a value compared with it must give a result in ok.
+type bound struct {
+	rat   *big.Rat
+	f     float64
+	exact bool // f is rat
+	ok    func(cmp int) bool
+	op    string
+}
+
 func newChecks(cs *santhosh.Schema) (*checks, error) {
-	c := &checks{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, format: cs.Format, pattern: cs.Pattern,
-		min: cs.Minimum, max: cs.Maximum, exclMin: cs.ExclusiveMinimum, exclMax: cs.ExclusiveMaximum}
+	c := &checks{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, format: cs.Format, pattern: cs.Pattern}
 	if cs.Enum != nil {
 		c.enum = cs.Enum.Values
+	}
+	for _, b := range []struct {
+		rat *big.Rat
+		op  string
+		ok  func(int) bool
+	}{
+		{cs.Minimum, ">=", func(c int) bool { return c >= 0 }},
+		{cs.Maximum, "<=", func(c int) bool { return c <= 0 }},
+		{cs.ExclusiveMinimum, ">", func(c int) bool { return c > 0 }},
+		{cs.ExclusiveMaximum, "<", func(c int) bool { return c < 0 }},
+	} {
+		if b.rat != nil {
+			f, exact := b.rat.Float64()
+			c.bounds = append(c.bounds, bound{rat: b.rat, f: f, exact: exact, ok: b.ok, op: b.op})
+		}
 	}
 	for _, p := range []struct {
 		dst *int
@@ -696,9 +726,9 @@ func (c *checks) checkString(s string) error {
 }
 
 // checkNumber applies enum and bounds to the number literal lit, exactly:
-// float64 where that is exact, big.Rat otherwise.
+// in float64 where that is exact, with big.Rat otherwise.
 func (c *checks) checkNumber(lit string) error {
-	if c.enum == nil && c.min == nil && c.max == nil && c.exclMin == nil && c.exclMax == nil {
+	if c.enum == nil && c.bounds == nil {
 		return nil
 	}
 	var n *big.Rat
@@ -707,22 +737,20 @@ func (c *checks) checkNumber(lit string) error {
 	if i, err := strconv.ParseInt(lit, 10, 64); err == nil && i > -1<<53 && i < 1<<53 {
 		f, exact = float64(i), true
 	}
-	cmp := func(b *big.Rat) int {
-		if exact {
-			if bf, ok := b.Float64(); ok {
-				switch {
-				case f < bf:
-					return -1
-				case f > bf:
-					return 1
-				}
-				return 0
+	cmp := func(rat *big.Rat, bf float64, bexact bool) int {
+		if exact && bexact {
+			switch {
+			case f < bf:
+				return -1
+			case f > bf:
+				return 1
 			}
+			return 0
 		}
 		if n == nil {
 			n, _ = new(big.Rat).SetString(lit) // lit is short: see maxNumberLen
 		}
-		return n.Cmp(b)
+		return n.Cmp(rat)
 	}
 	if c.enum != nil && !slices.ContainsFunc(c.enum, func(e any) bool {
 		en, ok := e.(json.Number)
@@ -730,19 +758,14 @@ func (c *checks) checkNumber(lit string) error {
 			return false
 		}
 		r, ok := new(big.Rat).SetString(string(en))
-		return ok && cmp(r) == 0
+		return ok && cmp(r, 0, false) == 0
 	}) {
 		return fmt.Errorf("expected one of %s, got %s", enumList(c.enum), lit)
 	}
-	switch {
-	case c.min != nil && cmp(c.min) < 0:
-		return fmt.Errorf("expected a number >= %s, got %s", c.min.RatString(), lit)
-	case c.max != nil && cmp(c.max) > 0:
-		return fmt.Errorf("expected a number <= %s, got %s", c.max.RatString(), lit)
-	case c.exclMin != nil && cmp(c.exclMin) <= 0:
-		return fmt.Errorf("expected a number > %s, got %s", c.exclMin.RatString(), lit)
-	case c.exclMax != nil && cmp(c.exclMax) >= 0:
-		return fmt.Errorf("expected a number < %s, got %s", c.exclMax.RatString(), lit)
+	for _, b := range c.bounds {
+		if !b.ok(cmp(b.rat, b.f, b.exact)) {
+			return fmt.Errorf("expected a number %s %s, got %s", b.op, b.rat.RatString(), lit)
+		}
 	}
 	return nil
 }
@@ -757,17 +780,43 @@ func (c *checks) checkItems(n int) error {
 	return nil
 }
 
-// parseInteger reads a number literal that JSON Schema counts as an
-// integer (5, 5.0, 5e2), as the validator does.
-func parseInteger(lit string) (*big.Int, bool) {
+// parseInt reads a number literal that JSON Schema counts as an integer
+// (5, but also 5.0 and 5e2, as the validator does) into an int64.
+func parseInt(lit string) (int64, error) {
 	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return big.NewInt(i), true
+		return i, nil
 	}
+	n, err := parseBigInt(lit)
+	if err != nil {
+		return 0, err
+	}
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("expected integer fitting int64, got %s", lit)
+	}
+	return n.Int64(), nil
+}
+
+// parseUint is parseInt for a uint64.
+func parseUint(lit string) (uint64, error) {
+	if i, err := strconv.ParseUint(lit, 10, 64); err == nil {
+		return i, nil
+	}
+	n, err := parseBigInt(lit)
+	if err != nil {
+		return 0, err
+	}
+	if n.Sign() < 0 || !n.IsUint64() {
+		return 0, fmt.Errorf("expected integer from 0 fitting uint64, got %s", lit)
+	}
+	return n.Uint64(), nil
+}
+
+func parseBigInt(lit string) (*big.Int, error) {
 	r, ok := new(big.Rat).SetString(lit) // lit is short: see maxNumberLen
 	if !ok || !r.IsInt() {
-		return nil, false
+		return nil, fmt.Errorf("expected integer, got number %s", lit)
 	}
-	return r.Num(), true
+	return r.Num(), nil
 }
 
 // formatHints say, for the model, what a string of a format looks like.
@@ -815,8 +864,8 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// argReader reads a model's arguments with jsontext's tokenizer: strict
-// JSON (duplicate names refused), depth and number length bounded.
+// argReader reads a model's arguments with jsontext's tokenizer, depth and
+// number length bounded.
 type argReader struct {
 	dec  *jsontext.Decoder
 	rd   strings.Reader
@@ -830,12 +879,16 @@ var argReaders = sync.Pool{New: func() any {
 	return r
 }}
 
-var readerOptions = jsontext.AllowInvalidUTF8(true)
+// readerOptions read invalid UTF-8 as encoding/json does (each bad byte
+// becomes U+FFFD) and leave repeated names to the plan, which refuses them
+// for a struct's fields; inside a free-form value the last one wins, as
+// in encoding/json and the validator.
+var readerOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
 
 func newArgReader(args string) *argReader {
 	r := argReaders.Get().(*argReader)
 	r.rd.Reset(args)
-	r.dec.Reset(&r.rd, readerOptions)
+	r.dec.Reset(&r.rd, readerOptions...)
 	r.args, r.err = args, nil
 	return r
 }
@@ -843,7 +896,6 @@ func newArgReader(args string) *argReader {
 func (r *argReader) release() {
 	if r.rd.Size() <= 64<<10 {
 		r.rd.Reset("")
-		r.dec.Reset(&r.rd)
 		r.args = ""
 		argReaders.Put(r)
 	}
@@ -956,6 +1008,11 @@ func (r *argReader) str() (string, error) {
 	v, err := r.dec.ReadValue()
 	if err != nil {
 		return "", r.fail(err)
+	}
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		// The text as it is in the arguments: no copy.
+		end := int(r.dec.InputOffset())
+		return r.args[end-len(v)+1 : end-1], nil
 	}
 	return string(unquote(v)), nil
 }
