@@ -215,3 +215,32 @@ func TestMessagesAModelCanActOn(t *testing.T) {
 		}
 	}
 }
+
+// Under Strict, a raw tool is held to the strict form it is sent in.
+func TestStrictRawToolIsHeldToItsStrictForm(t *testing.T) {
+	raw, err := onion.NewRawTool("raw", json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`),
+		func(ctx context.Context, args json.RawMessage) (any, error) { return "ran", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := onion.NewAgent("strict", raw, onion.Strict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := a.Tools().Get("raw")
+	ctx := context.Background()
+	for _, args := range []string{`{"q":"x"}`, `{"q":"x","n":null}`, `{"q":"x","n":2}`} {
+		if _, err := tool.Call(ctx, args); err != nil {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+	for _, args := range []string{`{"q":"x","other":1}`, `{"n":2}`, `{"q":null}`} {
+		if _, err := tool.Call(ctx, args); err == nil {
+			t.Errorf("%s accepted", args)
+		}
+	}
+	// The tool itself, outside the strict agent, takes other properties.
+	if _, err := raw.Call(ctx, `{"q":"x","other":1}`); err != nil {
+		t.Errorf("plain raw tool: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package onion
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -455,7 +456,7 @@ func (p *paramSchema) strict() ([]byte, error) {
 			p.strictErr = fmt.Errorf("copy schema: %w", err)
 			return
 		}
-		if err := makeStrict(&s, "parameters"); err != nil {
+		if err := makeStrict(&s, "parameters", false); err != nil {
 			p.strictErr = err
 			return
 		}
@@ -474,6 +475,36 @@ func (t *Tool) strictTool() (*Tool, error) {
 	}
 	st := *t
 	st.strict = true
+	if t.params.plan == nil {
+		// A raw tool's schema may allow what its strict form does not
+		// (other properties): hold calls to the strict form too.
+		var s jsonschema.Schema
+		if err := json.Unmarshal(t.params.json, &s); err != nil {
+			return nil, fmt.Errorf("copy schema: %w", err)
+		}
+		if err := makeStrict(&s, "parameters", true); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(&s)
+		if err != nil {
+			return nil, fmt.Errorf("encode schema: %w", err)
+		}
+		chk, err := newChecker(b, &s, nil)
+		if err != nil {
+			return nil, err
+		}
+		ps := &paramSchema{schema: &s, json: b, listing: t.params.listing, checker: chk}
+		inner := t.invoke
+		st.invoke = func(ctx context.Context, args string) (any, error) {
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			if err := ps.explain(t.name, args, nil); err != nil {
+				return nil, err
+			}
+			return inner(ctx, args)
+		}
+	}
 	return &st, nil
 }
 
@@ -485,7 +516,10 @@ func isBoolSchema(s *jsonschema.Schema, v bool) bool {
 	return err == nil && string(b) == fmt.Sprint(v)
 }
 
-func makeStrict(s *jsonschema.Schema, path string) error {
+// makeStrict rewrites s into its strict form. With leave, optional
+// properties stay optional (still nullable): the form a strict call is
+// checked against, since not every server enforces strict mode.
+func makeStrict(s *jsonschema.Schema, path string, leave bool) error {
 	// Keywords strict mode does not accept; the Go side still applies and
 	// checks them.
 	s.Default, s.MinLength, s.MaxLength = nil, nil, nil
@@ -502,7 +536,7 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 		s.AdditionalProperties = jsonschema.FalseSchema
 		var required []string
 		for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
-			if err := makeStrict(pair.Value, path+"."+pair.Key); err != nil {
+			if err := makeStrict(pair.Value, path+"."+pair.Key, leave); err != nil {
 				return err
 			}
 			if !slices.Contains(s.Required, pair.Key) {
@@ -510,6 +544,9 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 				s.Properties.Set(pair.Key, pair.Value)
 			}
 			required = append(required, pair.Key)
+		}
+		if leave {
+			break
 		}
 		s.Required = required
 		if len(required) == 0 {
@@ -523,10 +560,10 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 		if s.Items == nil {
 			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)
 		}
-		return makeStrict(s.Items, path+"[]")
+		return makeStrict(s.Items, path+"[]", leave)
 	}
 	for _, sub := range s.AnyOf {
-		if err := makeStrict(sub, path); err != nil {
+		if err := makeStrict(sub, path, leave); err != nil {
 			return err
 		}
 	}
