@@ -997,6 +997,10 @@ func (r *argReader) key() ([]byte, error) {
 	if err != nil {
 		return nil, r.fail(err)
 	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		// Invalid UTF-8 matches no field name, as U+FFFD would not.
+		return v[1 : len(v)-1], nil
+	}
 	return unquote(v), nil
 }
 
