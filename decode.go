@@ -1149,19 +1149,3 @@ func checkShape(args string) error {
 	}
 	return r.end()
 }
-
-// isNumberLiteral reports whether s is one JSON number.
-func isNumberLiteral(s string) bool {
-	v := jsontext.Value(s)
-	return s != "" && s == strings.TrimSpace(s) && v.Kind() == '0' && v.IsValid()
-}
-
-// scanner is what encode.go still asks for: the number check.
-type scanner struct{ s string }
-
-func (sc *scanner) numberText(string) (string, error) {
-	if !isNumberLiteral(sc.s) {
-		return "", &syntaxError{msg: "bad number"}
-	}
-	return sc.s, nil
-}
