@@ -244,3 +244,25 @@ func TestStrictRawToolIsHeldToItsStrictForm(t *testing.T) {
 		t.Errorf("plain raw tool: %v", err)
 	}
 }
+
+// OneOf takes a value of one of two types.
+//
+//onion:intent read
+func OneOf(ctx context.Context, a struct {
+	V any `json:"v" jsonschema:"oneof_type=string;integer"`
+}) (string, error) {
+	return "ran", nil
+}
+
+// A free-form field with a schema of its own is held to it.
+func TestFreeFormFieldKeepsItsSchema(t *testing.T) {
+	tool := mustTool(t, OneOf)
+	if _, err := tool.Call(context.Background(), `{"v":true}`); err == nil {
+		t.Error("a boolean accepted for string or integer")
+	}
+	for _, args := range []string{`{"v":"x"}`, `{"v":3}`} {
+		if _, err := tool.Call(context.Background(), args); err != nil {
+			t.Errorf("%s: %v", args, err)
+		}
+	}
+}

@@ -280,17 +280,24 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// unconstrained reports whether cs accepts every JSON value.
+// unconstrained reports whether cs accepts every JSON value: it holds no
+// assertion, only annotations.
 func unconstrained(cs *santhosh.Schema) bool {
 	if cs == nil || cs.Bool != nil && *cs.Bool {
 		return true
 	}
-	var pl planner
-	pl.keywords(cs, "", 0)
-	return cs.Types == nil && cs.Enum == nil && cs.Format == nil && cs.Pattern == nil && cs.MinLength == nil && cs.MaxLength == nil &&
-		cs.Minimum == nil && cs.Maximum == nil && cs.ExclusiveMinimum == nil && cs.ExclusiveMaximum == nil &&
-		cs.Items == nil && cs.Items2020 == nil && cs.MinItems == nil && cs.MaxItems == nil &&
-		cs.Properties == nil && len(cs.Required) == 0 && cs.AdditionalProperties == nil && pl.unchecked == (cs.Types == nil)
+	return cs.Bool == nil && cs.Ref == nil && cs.RecursiveRef == nil && cs.DynamicRef == nil && cs.Types == nil &&
+		cs.Enum == nil && cs.Const == nil && cs.Not == nil && len(cs.AllOf) == 0 && len(cs.AnyOf) == 0 && len(cs.OneOf) == 0 &&
+		cs.If == nil && cs.Then == nil && cs.Else == nil && cs.Format == nil &&
+		cs.MaxProperties == nil && cs.MinProperties == nil && len(cs.Required) == 0 && cs.PropertyNames == nil &&
+		len(cs.Properties) == 0 && len(cs.PatternProperties) == 0 && cs.AdditionalProperties == nil &&
+		len(cs.Dependencies) == 0 && len(cs.DependentRequired) == 0 && len(cs.DependentSchemas) == 0 && cs.UnevaluatedProperties == nil &&
+		cs.MinItems == nil && cs.MaxItems == nil && !cs.UniqueItems && cs.Contains == nil && cs.MinContains == nil && cs.MaxContains == nil &&
+		cs.Items == nil && cs.AdditionalItems == nil && len(cs.PrefixItems) == 0 && cs.Items2020 == nil && cs.UnevaluatedItems == nil &&
+		cs.MinLength == nil && cs.MaxLength == nil && cs.Pattern == nil &&
+		cs.ContentEncoding == nil && cs.ContentMediaType == nil && cs.ContentSchema == nil &&
+		cs.Maximum == nil && cs.Minimum == nil && cs.ExclusiveMaximum == nil && cs.ExclusiveMinimum == nil && cs.MultipleOf == nil &&
+		len(cs.Extensions) == 0
 }
 
 // value builds the decoder of one value of type t; s is its derived
