@@ -245,6 +245,15 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		}
 		tools = append(tools, ts...)
 	}
+	if cfg.strict {
+		for i, t := range tools {
+			st, err := t.strictTool()
+			if err != nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: tool %q: %w", name, t.name, err)
+			}
+			tools[i] = st
+		}
+	}
 	set, err := newToolset(tools)
 	if err != nil {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
@@ -253,14 +262,6 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	a.defs = make([]openai.Tool, len(set.tools))
 	for i, t := range set.tools {
 		a.defs[i] = t.Definition()
-		if cfg.strict {
-			params, err := t.params.strict()
-			if err != nil {
-				return nil, fmt.Errorf("onion.NewAgent %q: tool %q: %w", name, t.name, err)
-			}
-			a.defs[i].Function.Strict = true
-			a.defs[i].Function.Parameters = json.RawMessage(params)
-		}
 	}
 	a.client = cfg.client
 	if a.client == nil {

@@ -1,27 +1,45 @@
 package onion
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
+	"io"
+	"math/big"
 	"reflect"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The arguments of every call are decoded by a plan built once per tool
-// from the Go type and its schema. The plan reads the JSON text straight
-// into the Go value and checks on the way what the schema asks for (types,
-// required fields, unknown fields, enums, bounds, lengths, patterns), so
-// the fast path needs no validator; a full JSON Schema validator runs only
-// to explain arguments the plan rejected.
+// from the Go type and the compiled JSON Schema the validator uses. The
+// plan reads the model's JSON with jsontext's tokenizer straight into the
+// Go value and applies, on the way, the very checks the validator would
+// (the same format functions, the same regexp engine): types, required
+// and unknown fields, enums, bounds, lengths, patterns, formats, item
+// counts. A schema keyword the plan does not apply itself makes every call
+// go through the validator as well, so no keyword is ever skipped. The
+// validator also explains rejected arguments.
+
+// Limits on hostile arguments, applied before anything recurses.
+const (
+	// maxDepth bounds how deeply arguments nest.
+	maxDepth = 100
+	// maxNumberLen bounds the text of one number: no parameter needs
+	// more, and longer ones would cost the validator's big.Rat
+	// arithmetic quadratic time.
+	maxNumberLen = 100
+)
 
 // The Go types that travel differently from their kind.
 var (
@@ -33,24 +51,21 @@ var (
 
 // objectPlan decodes a JSON object into a struct.
 type objectPlan struct {
-	fields    []fieldPlan
-	byName    map[string]int
-	unchecked bool // the schema holds keywords the plan cannot check
+	fields       []fieldPlan
+	byName       map[string]int
+	allowUnknown bool // the schema does not forbid other properties
 }
 
 type fieldPlan struct {
 	name     string
 	index    []int
-	required bool
-	// nullable fields take null as absent: optional fields, which strict
-	// schemas send as null.
-	nullable bool
+	required bool // optional fields take null as absent
 	def      reflect.Value
 	dec      decodeFunc
 }
 
-// decodeFunc decodes the next JSON value of sc into the settable v.
-type decodeFunc func(sc *scanner, v reflect.Value) error
+// decodeFunc decodes the next JSON value of r into the settable v.
+type decodeFunc func(r *argReader, v reflect.Value) error
 
 // jsonField is a struct field as encoding/json sees it.
 type jsonField struct {
@@ -122,32 +137,63 @@ func jsonFields(t reflect.Type) []jsonField {
 	return out
 }
 
-func newObjectPlan(t reflect.Type, s *jsonschema.Schema) (*objectPlan, error) {
+// planner builds the plan of one tool; unchecked records that the schema
+// holds something the plan does not check itself.
+type planner struct{ unchecked bool }
+
+// newPlan builds the plan of struct type t. s is the derived schema (for
+// defaults, which strict schemas do not carry), cs the compiled schema the
+// checks follow.
+func newPlan(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, bool, error) {
+	var pl planner
+	p, err := pl.object(t, s, cs)
+	return p, pl.unchecked, err
+}
+
+func (pl *planner) object(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, error) {
 	p := &objectPlan{byName: map[string]int{}}
-	p.unchecked = uncheckedKeywords(s)
-	for _, f := range jsonFields(t) {
-		prop, ok := s.Properties.Get(f.name)
+	pl.keywords(cs, "object", propertyKeywords)
+	switch ap := cs.AdditionalProperties.(type) {
+	case bool:
+		p.allowUnknown = ap
+	case nil:
+		p.allowUnknown = true
+	default:
+		pl.unchecked = true
+		p.allowUnknown = true
+	}
+	fields := jsonFields(t)
+	for name := range cs.Properties {
+		if !slices.ContainsFunc(fields, func(f jsonField) bool { return f.name == name }) {
+			pl.unchecked = true // a property no Go field takes
+		}
+	}
+	for _, f := range fields {
+		prop, ok := cs.Properties[f.name]
 		if !ok {
 			continue
 		}
-		dec, err := p.decoderFor(f.typ, prop)
+		required := slices.Contains(cs.Required, f.name)
+		if inner, ok := nullable(prop); ok {
+			// The strict form of an optional field: null or the value.
+			prop, required = inner, false
+		}
+		var ps *jsonschema.Schema
+		if s != nil && s.Properties != nil {
+			ps, _ = s.Properties.Get(f.name)
+		}
+		dec, err := pl.value(f.typ, ps, prop)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.name, err)
 		}
-		fp := fieldPlan{name: f.name, index: f.index, dec: dec}
-		for _, r := range s.Required {
-			if r == f.name {
-				fp.required = true
-			}
-		}
-		fp.nullable = !fp.required
-		if prop.Default != nil {
+		fp := fieldPlan{name: f.name, index: f.index, dec: dec, required: required}
+		if ps != nil && ps.Default != nil {
 			def := reflect.New(f.typ)
-			raw, _ := json.Marshal(prop.Default)
+			raw, _ := json.Marshal(ps.Default)
 			if err := json.Unmarshal(raw, def.Interface()); err != nil {
 				// invopop keeps tag defaults as strings: try the literal.
-				if s, ok := prop.Default.(string); !ok || json.Unmarshal([]byte(s), def.Interface()) != nil {
-					return nil, fmt.Errorf("field %s: default %v does not fit %s", f.name, prop.Default, f.typ)
+				if s, ok := ps.Default.(string); !ok || json.Unmarshal([]byte(s), def.Interface()) != nil {
+					return nil, fmt.Errorf("field %s: default %v does not fit %s", f.name, ps.Default, f.typ)
 				}
 			}
 			fp.def = def.Elem()
@@ -155,17 +201,78 @@ func newObjectPlan(t reflect.Type, s *jsonschema.Schema) (*objectPlan, error) {
 		p.byName[f.name] = len(p.fields)
 		p.fields = append(p.fields, fp)
 	}
+	for _, r := range cs.Required {
+		if _, ok := p.byName[r]; !ok {
+			pl.unchecked = true // required, but no Go field takes it
+		}
+	}
 	return p, nil
 }
 
-// uncheckedKeywords reports keywords of s (not of its properties) that the
-// plan does not check itself.
-func uncheckedKeywords(s *jsonschema.Schema) bool {
-	return s.Const != nil || s.MultipleOf != "" || s.UniqueItems || s.MaxProperties != nil ||
-		s.MinProperties != nil || len(s.PatternProperties) > 0 || len(s.AllOf) > 0 ||
-		len(s.OneOf) > 0 || len(s.AnyOf) > 0 || s.Not != nil || s.If != nil ||
-		len(s.DependentRequired) > 0 || len(s.DependentSchemas) > 0 || s.Contains != nil ||
-		len(s.PrefixItems) > 0 || s.Ref != "" || s.PropertyNames != nil
+// nullable reports whether cs is strict mode's "anyOf: [schema, null]" and
+// returns the schema.
+func nullable(cs *santhosh.Schema) (*santhosh.Schema, bool) {
+	if len(cs.AnyOf) != 2 || cs.Types != nil || cs.Enum != nil || cs.Ref != nil || len(cs.AllOf) > 0 || len(cs.OneOf) > 0 {
+		return cs, false
+	}
+	null := cs.AnyOf[1]
+	if null.Types == nil || null.Types.ToStrings()[0] != "null" || len(null.Types.ToStrings()) != 1 {
+		return cs, false
+	}
+	return cs.AnyOf[0], true
+}
+
+// The keywords the plan applies, by the JSON type they apply to.
+const (
+	stringKeywords   = 1 << iota // enum, format, pattern, lengths
+	numberKeywords               // enum, bounds
+	arrayKeywords                // items, item counts
+	propertyKeywords             // properties, required, additionalProperties
+)
+
+// keywords marks the plan unchecked when cs holds a keyword other than the
+// ones the decoder for want applies, or types other than want.
+func (pl *planner) keywords(cs *santhosh.Schema, want string, applied int) {
+	if cs.Bool != nil {
+		if !*cs.Bool {
+			pl.unchecked = true
+		}
+		return
+	}
+	if cs.Types == nil || !slices.Equal(cs.Types.ToStrings(), []string{want}) && (want != "number" || !slices.Equal(cs.Types.ToStrings(), []string{"integer"})) {
+		pl.unchecked = true
+	}
+	if cs.Ref != nil || cs.RecursiveRef != nil || cs.DynamicRef != nil || cs.Const != nil || cs.Not != nil ||
+		len(cs.AllOf) > 0 || len(cs.AnyOf) > 0 || len(cs.OneOf) > 0 || cs.If != nil || cs.Then != nil || cs.Else != nil ||
+		len(cs.Extensions) > 0 || cs.ContentEncoding != nil || cs.ContentMediaType != nil || cs.ContentSchema != nil {
+		pl.unchecked = true
+	}
+	if applied&(stringKeywords|numberKeywords) == 0 && cs.Enum != nil {
+		pl.unchecked = true
+	}
+	if applied&stringKeywords == 0 && (cs.Format != nil || cs.Pattern != nil || cs.MinLength != nil || cs.MaxLength != nil) {
+		pl.unchecked = true
+	}
+	if applied&numberKeywords == 0 && (cs.Minimum != nil || cs.Maximum != nil || cs.ExclusiveMinimum != nil || cs.ExclusiveMaximum != nil) {
+		pl.unchecked = true
+	}
+	if cs.MultipleOf != nil {
+		pl.unchecked = true
+	}
+	if applied&arrayKeywords == 0 && (cs.Items != nil || cs.Items2020 != nil || cs.MinItems != nil || cs.MaxItems != nil) {
+		pl.unchecked = true
+	}
+	if cs.UniqueItems || cs.Contains != nil || cs.MinContains != nil || cs.MaxContains != nil || cs.AdditionalItems != nil ||
+		len(cs.PrefixItems) > 0 || cs.UnevaluatedItems != nil {
+		pl.unchecked = true
+	}
+	if applied&propertyKeywords == 0 && (cs.Properties != nil || len(cs.Required) > 0 || cs.AdditionalProperties != nil) {
+		pl.unchecked = true
+	}
+	if cs.MaxProperties != nil || cs.MinProperties != nil || cs.PropertyNames != nil || len(cs.PatternProperties) > 0 ||
+		len(cs.Dependencies) > 0 || len(cs.DependentRequired) > 0 || len(cs.DependentSchemas) > 0 || cs.UnevaluatedProperties != nil {
+		pl.unchecked = true
+	}
 }
 
 var (
@@ -173,49 +280,75 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// decoderFor builds the decoder of one value of type t under schema s.
-func (p *objectPlan) decoderFor(t reflect.Type, s *jsonschema.Schema) (decodeFunc, error) {
-	if s == nil {
-		s = &jsonschema.Schema{}
+// unconstrained reports whether cs accepts every JSON value: it holds no
+// assertion, only annotations.
+func unconstrained(cs *santhosh.Schema) bool {
+	if cs == nil || cs.Bool != nil && *cs.Bool {
+		return true
 	}
-	if uncheckedKeywords(s) {
-		p.unchecked = true
+	return cs.Bool == nil && cs.Ref == nil && cs.RecursiveRef == nil && cs.DynamicRef == nil && cs.Types == nil &&
+		cs.Enum == nil && cs.Const == nil && cs.Not == nil && len(cs.AllOf) == 0 && len(cs.AnyOf) == 0 && len(cs.OneOf) == 0 &&
+		cs.If == nil && cs.Then == nil && cs.Else == nil && cs.Format == nil &&
+		cs.MaxProperties == nil && cs.MinProperties == nil && len(cs.Required) == 0 && cs.PropertyNames == nil &&
+		len(cs.Properties) == 0 && len(cs.PatternProperties) == 0 && cs.AdditionalProperties == nil &&
+		len(cs.Dependencies) == 0 && len(cs.DependentRequired) == 0 && len(cs.DependentSchemas) == 0 && cs.UnevaluatedProperties == nil &&
+		cs.MinItems == nil && cs.MaxItems == nil && !cs.UniqueItems && cs.Contains == nil && cs.MinContains == nil && cs.MaxContains == nil &&
+		cs.Items == nil && cs.AdditionalItems == nil && len(cs.PrefixItems) == 0 && cs.Items2020 == nil && cs.UnevaluatedItems == nil &&
+		cs.MinLength == nil && cs.MaxLength == nil && cs.Pattern == nil &&
+		cs.ContentEncoding == nil && cs.ContentMediaType == nil && cs.ContentSchema == nil &&
+		cs.Maximum == nil && cs.Minimum == nil && cs.ExclusiveMaximum == nil && cs.ExclusiveMinimum == nil && cs.MultipleOf == nil &&
+		len(cs.Extensions) == 0
+}
+
+// value builds the decoder of one value of type t; s is its derived
+// schema (may be nil), cs its compiled one.
+func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (decodeFunc, error) {
+	if cs == nil {
+		cs = &santhosh.Schema{}
 	}
 	switch {
 	case t.Kind() == reflect.Pointer:
-		elem, err := p.decoderFor(t.Elem(), s)
+		inner, null := cs, false
+		if cs.Types != nil && slices.Contains(cs.Types.ToStrings(), "null") {
+			// A schema that says null itself: let the element's
+			// decoder see the rest.
+			pl.unchecked = true
+			null = true
+		}
+		elem, err := pl.value(t.Elem(), s, inner)
 		if err != nil {
 			return nil, err
 		}
-		return func(sc *scanner, v reflect.Value) error {
-			if sc.null() {
+		return func(r *argReader, v reflect.Value) error {
+			if null && r.null() {
 				v.SetZero()
 				return nil
 			}
 			if v.IsNil() {
 				v.Set(reflect.New(t.Elem()))
 			}
-			return elem(sc, v.Elem())
+			return elem(r, v.Elem())
 		}, nil
-	case t == durationType:
-		return decodeDuration, nil
-	case t == timeType:
-		return decodeTime, nil
-	case reflect.PointerTo(t).Implements(customSchemaType) || t.Implements(customSchemaType):
-		p.unchecked = true
-		return decodeFallback, nil
-	case t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)):
-		p.unchecked = p.unchecked || hasConstraints(s)
+	case reflect.PointerTo(t).Implements(customSchemaType) || t.Implements(customSchemaType),
+		t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)) && t != timeType:
+		if !unconstrained(cs) {
+			pl.unchecked = true
+		}
 		return decodeFallback, nil
 	}
-	c, err := newConstraints(s)
+	c, err := newChecks(cs)
 	if err != nil {
-		p.unchecked = true
+		return nil, err
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(sc *scanner, v reflect.Value) error {
-			str, err := sc.str()
+		pl.keywords(cs, "string", stringKeywords)
+		if t == reflect.TypeFor[json.Number]() {
+			pl.unchecked = true
+			return decodeFallback, nil
+		}
+		return func(r *argReader, v reflect.Value) error {
+			str, err := r.str()
 			if err != nil {
 				return err
 			}
@@ -226,8 +359,9 @@ func (p *objectPlan) decoderFor(t reflect.Type, s *jsonschema.Schema) (decodeFun
 			return nil
 		}, nil
 	case reflect.Bool:
-		return func(sc *scanner, v reflect.Value) error {
-			b, err := sc.boolean()
+		pl.keywords(cs, "boolean", 0)
+		return func(r *argReader, v reflect.Value) error {
+			b, err := r.boolean()
 			if err != nil {
 				return err
 			}
@@ -235,45 +369,72 @@ func (p *objectPlan) decoderFor(t reflect.Type, s *jsonschema.Schema) (decodeFun
 			return nil
 		}, nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(sc *scanner, v reflect.Value) error {
-			n, err := sc.integer()
+		if t == durationType {
+			pl.keywords(cs, "string", stringKeywords)
+			return func(r *argReader, v reflect.Value) error {
+				str, err := r.str()
+				if err != nil {
+					return err
+				}
+				d, perr := time.ParseDuration(str)
+				if err := c.checkString(str); err != nil || perr != nil {
+					return fmt.Errorf("expected %s, got %s", durationHint, quoteValue(str))
+				}
+				v.SetInt(int64(d))
+				return nil
+			}, nil
+		}
+		pl.keywords(cs, "integer", numberKeywords)
+		return func(r *argReader, v reflect.Value) error {
+			lit, err := r.number("integer")
+			if err != nil {
+				return err
+			}
+			n, err := parseInt(lit)
 			if err != nil {
 				return err
 			}
 			if v.OverflowInt(n) {
-				return fmt.Errorf("expected integer fitting %s, got %d", v.Type(), n)
+				return fmt.Errorf("expected integer fitting %s, got %s", v.Type(), lit)
 			}
-			if err := c.checkNumber(float64(n)); err != nil {
+			if err := c.checkNumber(lit); err != nil {
 				return err
 			}
 			v.SetInt(n)
 			return nil
 		}, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(sc *scanner, v reflect.Value) error {
-			n, err := sc.integer()
+		pl.keywords(cs, "integer", numberKeywords)
+		return func(r *argReader, v reflect.Value) error {
+			lit, err := r.number("integer")
 			if err != nil {
 				return err
 			}
-			if n < 0 || v.OverflowUint(uint64(n)) {
-				return fmt.Errorf("expected integer from 0 fitting %s, got %d", v.Type(), n)
-			}
-			if err := c.checkNumber(float64(n)); err != nil {
+			n, err := parseUint(lit)
+			if err != nil {
 				return err
 			}
-			v.SetUint(uint64(n))
+			if v.OverflowUint(n) {
+				return fmt.Errorf("expected integer from 0 fitting %s, got %s", v.Type(), lit)
+			}
+			if err := c.checkNumber(lit); err != nil {
+				return err
+			}
+			v.SetUint(n)
 			return nil
 		}, nil
 	case reflect.Float32, reflect.Float64:
-		return func(sc *scanner, v reflect.Value) error {
-			f, err := sc.number()
+		pl.keywords(cs, "number", numberKeywords)
+		return func(r *argReader, v reflect.Value) error {
+			lit, err := r.number("number")
 			if err != nil {
 				return err
 			}
-			if v.OverflowFloat(f) {
-				return fmt.Errorf("expected number fitting %s, got %g", v.Type(), f)
+			f, err := strconv.ParseFloat(lit, 64)
+			if err != nil || v.OverflowFloat(f) {
+				return fmt.Errorf("expected number fitting %s, got %s", v.Type(), lit)
 			}
-			if err := c.checkNumber(f); err != nil {
+			if err := c.checkNumber(lit); err != nil {
 				return err
 			}
 			v.SetFloat(f)
@@ -281,104 +442,118 @@ func (p *objectPlan) decoderFor(t reflect.Type, s *jsonschema.Schema) (decodeFun
 		}, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
+			if !unconstrained(cs) {
+				pl.unchecked = true
+			}
 			return decodeFallback, nil // base64, as encoding/json
 		}
-		elem, err := p.decoderFor(t.Elem(), s.Items)
+		pl.keywords(cs, "array", arrayKeywords)
+		items := cs.Items2020
+		if it, ok := cs.Items.(*santhosh.Schema); ok {
+			items = it
+		} else if cs.Items != nil {
+			pl.unchecked = true
+		}
+		var is *jsonschema.Schema
+		if s != nil {
+			is = s.Items
+		}
+		elem, err := pl.value(t.Elem(), is, items)
 		if err != nil {
 			return nil, err
 		}
-		return func(sc *scanner, v reflect.Value) error {
-			if !sc.open('[') {
-				return sc.typeErr("array")
+		return func(r *argReader, v reflect.Value) error {
+			if !r.open('[') {
+				return r.typeErr("array")
 			}
 			v.Set(reflect.MakeSlice(t, 0, 0))
 			for n := 0; ; n++ {
-				if sc.close(']') {
+				if r.close(']') {
 					return c.checkItems(n)
-				}
-				if n > 0 && !sc.comma() {
-					return sc.syntaxErr("expected , or ] in array")
 				}
 				v.Grow(1)
 				v.SetLen(n + 1)
-				if err := elem(sc, v.Index(n)); err != nil {
+				if err := elem(r, v.Index(n)); err != nil {
 					return &pathError{index: n, err: err}
 				}
 			}
 		}, nil
 	case reflect.Struct:
-		sub, err := newObjectPlan(t, s)
+		if t == timeType {
+			pl.keywords(cs, "string", stringKeywords)
+			return func(r *argReader, v reflect.Value) error {
+				str, err := r.str()
+				if err != nil {
+					return err
+				}
+				if err := c.checkString(str); err != nil {
+					return err
+				}
+				tm, err := time.Parse(time.RFC3339Nano, str)
+				if err != nil {
+					return fmt.Errorf("expected %s, got %s", formatHints["date-time"], quoteValue(str))
+				}
+				v.Set(reflect.ValueOf(tm))
+				return nil
+			}, nil
+		}
+		sub, err := pl.object(t, s, cs)
 		if err != nil {
 			return nil, err
 		}
-		if sub.unchecked {
-			p.unchecked = true
-		}
 		return sub.decode, nil
 	default: // maps, arrays, interfaces
-		p.unchecked = p.unchecked || hasConstraints(s)
+		if !unconstrained(cs) {
+			pl.unchecked = true
+		}
 		return decodeFallback, nil
 	}
 }
 
-// hasConstraints reports whether a schema subtree holds any keyword that
-// restricts values beyond what json.Unmarshal checks.
-func hasConstraints(s *jsonschema.Schema) bool {
-	if s == nil {
-		return false
-	}
-	if len(s.Enum) > 0 || s.Minimum != "" || s.Maximum != "" || s.ExclusiveMinimum != "" || s.ExclusiveMaximum != "" ||
-		s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" || s.MinItems != nil || s.MaxItems != nil ||
-		uncheckedKeywords(s) || len(s.Required) > 0 {
-		return true
-	}
-	if hasConstraints(s.Items) {
-		return true
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties != jsonschema.TrueSchema && s.AdditionalProperties != jsonschema.FalseSchema {
-		return hasConstraints(s.AdditionalProperties)
-	}
-	return false
-}
-
 // decode reads an object into the struct v.
-func (p *objectPlan) decode(sc *scanner, v reflect.Value) error {
-	if !sc.open('{') {
-		return sc.typeErr("object")
+func (p *objectPlan) decode(r *argReader, v reflect.Value) error {
+	if !r.open('{') {
+		return r.typeErr("object")
 	}
 	var seenSmall uint64
 	var seenBig []bool
 	if len(p.fields) > 64 {
 		seenBig = make([]bool, len(p.fields))
 	}
-	for n := 0; ; n++ {
-		if sc.close('}') {
+	for {
+		if r.close('}') {
 			break
 		}
-		if n > 0 && !sc.comma() {
-			return sc.syntaxErr("expected , or } in object")
-		}
-		key, err := sc.str()
+		key, err := r.key()
 		if err != nil {
 			return err
 		}
-		if !sc.colon() {
-			return sc.syntaxErr("expected : after object key")
-		}
 		i, ok := p.lookup(key)
 		if !ok {
-			return &pathError{field: key, err: errUnknownField}
+			if p.allowUnknown {
+				if _, err := r.raw(); err != nil {
+					return err
+				}
+				continue
+			}
+			return &pathError{field: string(key), err: errUnknownField}
 		}
 		f := &p.fields[i]
-		if f.nullable && sc.null() {
-			continue
+		if seenBig != nil && seenBig[i] || seenBig == nil && seenSmall&(1<<i) != 0 {
+			return &pathError{field: f.name, err: errTwice}
 		}
 		if seenBig != nil {
 			seenBig[i] = true
 		} else {
 			seenSmall |= 1 << i
 		}
-		if err := f.dec(sc, fieldByIndex(v, f.index)); err != nil {
+		if !f.required && r.null() {
+			if f.def.IsValid() {
+				fieldByIndex(v, f.index).Set(f.def)
+			}
+			continue
+		}
+		if err := f.dec(r, fieldByIndex(v, f.index)); err != nil {
 			return &pathError{field: f.name, err: err}
 		}
 	}
@@ -398,16 +573,16 @@ func (p *objectPlan) decode(sc *scanner, v reflect.Value) error {
 	return nil
 }
 
-func (p *objectPlan) lookup(key string) (int, bool) {
+func (p *objectPlan) lookup(key []byte) (int, bool) {
 	if len(p.fields) <= 8 {
 		for i := range p.fields {
-			if p.fields[i].name == key {
+			if p.fields[i].name == string(key) {
 				return i, true
 			}
 		}
 		return 0, false
 	}
-	i, ok := p.byName[key]
+	i, ok := p.byName[string(key)]
 	return i, ok
 }
 
@@ -429,8 +604,9 @@ func fieldByIndex(v reflect.Value, index []int) reflect.Value {
 }
 
 var (
-	errUnknownField = fmt.Errorf("unknown field")
-	errMissing      = fmt.Errorf("required field is missing")
+	errUnknownField = errors.New("unknown field")
+	errMissing      = errors.New("required field is missing")
+	errTwice        = errors.New("field given twice")
 )
 
 // pathError places an error at a field or array index.
@@ -459,42 +635,19 @@ func (e *pathError) Error() string {
 	return path + ": " + err.Error()
 }
 
-func decodeDuration(sc *scanner, v reflect.Value) error {
-	s, err := sc.str()
-	if err != nil {
-		return err
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf(`expected a duration such as "90s" or "1h30m", got %q`, s)
-	}
-	v.SetInt(int64(d))
-	return nil
-}
-
-func decodeTime(sc *scanner, v reflect.Value) error {
-	s, err := sc.str()
-	if err != nil {
-		return err
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return fmt.Errorf("expected a date-time such as \"2026-11-30T16:00:00Z\" (RFC 3339), got %q", s)
-	}
-	v.Set(reflect.ValueOf(t))
-	return nil
-}
+func (e *pathError) Unwrap() error { return e.err }
 
 // decodeFallback hands one value to encoding/json: maps, arrays, any and
-// types with their own UnmarshalJSON.
-func decodeFallback(sc *scanner, v reflect.Value) error {
-	raw, err := sc.skip()
+// types with their own UnmarshalJSON. Its depth and numbers are bounded
+// first.
+func decodeFallback(r *argReader, v reflect.Value) error {
+	raw, err := r.raw()
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal([]byte(raw), v.Addr().Interface()); err != nil {
+	if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
 		var te *json.UnmarshalTypeError
-		if ok := asType(err, &te); ok {
+		if errors.As(err, &te) {
 			return fmt.Errorf("expected %s, got %s", te.Type, te.Value)
 		}
 		return err
@@ -502,71 +655,61 @@ func decodeFallback(sc *scanner, v reflect.Value) error {
 	return nil
 }
 
-func asType[T error](err error, target *T) bool {
-	t, ok := err.(T)
-	if ok {
-		*target = t
-	}
-	return ok
-}
-
-// constraints are the value keywords the plan checks itself.
-type constraints struct {
+// checks are the value keywords of one compiled schema, applied with the
+// validator's own functions.
+type checks struct {
 	enum               []any
-	min, max           *float64
-	exclMin, exclMax   *float64
+	format             *santhosh.Format
+	pattern            santhosh.Regexp
 	minLen, maxLen     int
-	pattern            *regexp.Regexp
+	bounds             []bound
 	minItems, maxItems int
 }
 
-func newConstraints(s *jsonschema.Schema) (*constraints, error) {
-	c := &constraints{enum: s.Enum, minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
-	num := func(n json.Number) *float64 {
-		if n == "" {
-			return nil
+// bound is one of minimum, maximum, exclusiveMinimum, exclusiveMaximum:
+// a value compared with it must give a result in ok.
+type bound struct {
+	rat   *big.Rat
+	f     float64
+	exact bool // f is rat
+	ok    func(cmp int) bool
+	op    string
+}
+
+func newChecks(cs *santhosh.Schema) (*checks, error) {
+	c := &checks{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, format: cs.Format, pattern: cs.Pattern}
+	if cs.Enum != nil {
+		c.enum = cs.Enum.Values
+	}
+	for _, b := range []struct {
+		rat *big.Rat
+		op  string
+		ok  func(int) bool
+	}{
+		{cs.Minimum, ">=", func(c int) bool { return c >= 0 }},
+		{cs.Maximum, "<=", func(c int) bool { return c <= 0 }},
+		{cs.ExclusiveMinimum, ">", func(c int) bool { return c > 0 }},
+		{cs.ExclusiveMaximum, "<", func(c int) bool { return c < 0 }},
+	} {
+		if b.rat != nil {
+			f, exact := b.rat.Float64()
+			c.bounds = append(c.bounds, bound{rat: b.rat, f: f, exact: exact, ok: b.ok, op: b.op})
 		}
-		f, err := n.Float64()
-		if err != nil {
-			return nil
+	}
+	for _, p := range []struct {
+		dst *int
+		src *int
+	}{{&c.minLen, cs.MinLength}, {&c.maxLen, cs.MaxLength}, {&c.minItems, cs.MinItems}, {&c.maxItems, cs.MaxItems}} {
+		if p.src != nil {
+			*p.dst = *p.src
 		}
-		return &f
-	}
-	c.min, c.max, c.exclMin, c.exclMax = num(s.Minimum), num(s.Maximum), num(s.ExclusiveMinimum), num(s.ExclusiveMaximum)
-	if s.MinLength != nil {
-		c.minLen = int(*s.MinLength)
-	}
-	if s.MaxLength != nil {
-		c.maxLen = int(*s.MaxLength)
-	}
-	if s.MinItems != nil {
-		c.minItems = int(*s.MinItems)
-	}
-	if s.MaxItems != nil {
-		c.maxItems = int(*s.MaxItems)
-	}
-	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern)
-		if err != nil {
-			return c, fmt.Errorf("pattern %q: %w", s.Pattern, err)
-		}
-		c.pattern = re
 	}
 	return c, nil
 }
 
-func (c *constraints) checkString(s string) error {
-	if len(c.enum) > 0 {
-		ok := false
-		for _, e := range c.enum {
-			if es, isStr := e.(string); isStr && es == s {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return fmt.Errorf("expected one of %s, got %q", enumList(c.enum), s)
-		}
+func (c *checks) checkString(s string) error {
+	if c.enum != nil && !slices.ContainsFunc(c.enum, func(e any) bool { es, ok := e.(string); return ok && es == s }) {
+		return fmt.Errorf("expected one of %s, got %s", enumList(c.enum), quoteValue(s))
 	}
 	if c.minLen >= 0 || c.maxLen >= 0 {
 		n := utf8.RuneCountInString(s)
@@ -578,38 +721,63 @@ func (c *constraints) checkString(s string) error {
 		}
 	}
 	if c.pattern != nil && !c.pattern.MatchString(s) {
-		return fmt.Errorf("expected a string matching %s, got %q", c.pattern, s)
+		if c.pattern.String() == durationPattern {
+			return fmt.Errorf("expected %s, got %s", durationHint, quoteValue(s))
+		}
+		return fmt.Errorf("expected a string matching %s, got %s", quoteValue(c.pattern.String()), quoteValue(s))
+	}
+	if c.format != nil && c.format.Validate(s) != nil {
+		return fmt.Errorf("expected %s, got %s", formatHint(c.format.Name), quoteValue(s))
 	}
 	return nil
 }
 
-func (c *constraints) checkNumber(f float64) error {
-	if len(c.enum) > 0 {
-		ok := false
-		for _, e := range c.enum {
-			if toFloat(e) == f {
-				ok = true
-				break
+// checkNumber applies enum and bounds to the number literal lit, exactly:
+// in float64 where that is exact, with big.Rat otherwise.
+func (c *checks) checkNumber(lit string) error {
+	if c.enum == nil && c.bounds == nil {
+		return nil
+	}
+	var n *big.Rat
+	var f float64
+	exact := false
+	if i, err := strconv.ParseInt(lit, 10, 64); err == nil && i > -1<<53 && i < 1<<53 {
+		f, exact = float64(i), true
+	}
+	cmp := func(rat *big.Rat, bf float64, bexact bool) int {
+		if exact && bexact {
+			switch {
+			case f < bf:
+				return -1
+			case f > bf:
+				return 1
 			}
+			return 0
 		}
-		if !ok {
-			return fmt.Errorf("expected one of %s, got %v", enumList(c.enum), f)
+		if n == nil {
+			n, _ = new(big.Rat).SetString(lit) // lit is short: see maxNumberLen
 		}
+		return n.Cmp(rat)
 	}
-	switch {
-	case c.min != nil && f < *c.min:
-		return fmt.Errorf("expected a number >= %v, got %v", *c.min, f)
-	case c.max != nil && f > *c.max:
-		return fmt.Errorf("expected a number <= %v, got %v", *c.max, f)
-	case c.exclMin != nil && f <= *c.exclMin:
-		return fmt.Errorf("expected a number > %v, got %v", *c.exclMin, f)
-	case c.exclMax != nil && f >= *c.exclMax:
-		return fmt.Errorf("expected a number < %v, got %v", *c.exclMax, f)
+	if c.enum != nil && !slices.ContainsFunc(c.enum, func(e any) bool {
+		en, ok := e.(json.Number)
+		if !ok {
+			return false
+		}
+		r, ok := new(big.Rat).SetString(string(en))
+		return ok && cmp(r, 0, false) == 0
+	}) {
+		return fmt.Errorf("expected one of %s, got %s", enumList(c.enum), lit)
+	}
+	for _, b := range c.bounds {
+		if !b.ok(cmp(b.rat, b.f, b.exact)) {
+			return fmt.Errorf("expected a number %s %s, got %s", b.op, b.rat.RatString(), lit)
+		}
 	}
 	return nil
 }
 
-func (c *constraints) checkItems(n int) error {
+func (c *checks) checkItems(n int) error {
 	if c.minItems >= 0 && n < c.minItems {
 		return fmt.Errorf("expected at least %d items, got %d", c.minItems, n)
 	}
@@ -619,24 +787,72 @@ func (c *constraints) checkItems(n int) error {
 	return nil
 }
 
-func toFloat(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int64:
-		return float64(n)
-	case int:
-		return float64(n)
-	case json.Number:
-		f, _ := n.Float64()
-		return f
-	case string:
-		f, err := strconv.ParseFloat(n, 64)
-		if err == nil {
-			return f
-		}
+// parseInt reads a number literal that JSON Schema counts as an integer
+// (5, but also 5.0 and 5e2, as the validator does) into an int64.
+func parseInt(lit string) (int64, error) {
+	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+		return i, nil
 	}
-	return math.NaN()
+	n, err := parseBigInt(lit)
+	if err != nil {
+		return 0, err
+	}
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("expected integer fitting int64, got %s", lit)
+	}
+	return n.Int64(), nil
+}
+
+// parseUint is parseInt for a uint64.
+func parseUint(lit string) (uint64, error) {
+	if i, err := strconv.ParseUint(lit, 10, 64); err == nil {
+		return i, nil
+	}
+	n, err := parseBigInt(lit)
+	if err != nil {
+		return 0, err
+	}
+	if n.Sign() < 0 || !n.IsUint64() {
+		return 0, fmt.Errorf("expected integer from 0 fitting uint64, got %s", lit)
+	}
+	return n.Uint64(), nil
+}
+
+func parseBigInt(lit string) (*big.Int, error) {
+	r, ok := new(big.Rat).SetString(lit) // lit is short: see maxNumberLen
+	if !ok || !r.IsInt() {
+		return nil, fmt.Errorf("expected integer, got number %s", lit)
+	}
+	return r.Num(), nil
+}
+
+// formatHints say, for the model, what a string of a format looks like.
+var formatHints = map[string]string{
+	"date-time":     "an RFC 3339 date-time such as 2026-01-02T15:04:05Z",
+	"date":          "an RFC 3339 date such as 2026-01-02",
+	"time":          "an RFC 3339 time such as 15:04:05Z",
+	"duration":      "an ISO 8601 duration such as P1DT2H",
+	"email":         "an email address such as ada@example.com",
+	"hostname":      "a host name such as example.com",
+	"ipv4":          "an IPv4 address such as 192.0.2.1",
+	"ipv6":          "an IPv6 address such as 2001:db8::1",
+	"uri":           "an absolute URI such as https://example.com/page",
+	"uri-reference": "a URI reference such as /page or https://example.com/page",
+	"uuid":          "a UUID such as 123e4567-e89b-12d3-a456-426614174000",
+}
+
+func formatHint(name string) string {
+	if h, ok := formatHints[name]; ok {
+		return h
+	}
+	return "a string of format " + quoteValue(name)
+}
+
+// quoteValue quotes a string value as JSON does, the one style every
+// message uses.
+func quoteValue(s string) string {
+	b, _ := json.Marshal(s)
+	return truncate(string(b), 80)
 }
 
 func enumList(vals []any) string {
@@ -648,53 +864,269 @@ func enumList(vals []any) string {
 	return strings.Join(parts, ", ")
 }
 
-// scanner reads JSON text without building a tree.
-type scanner struct {
-	s string
-	i int
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
-// syntaxError is JSON that is not JSON.
-type syntaxError struct {
-	msg    string
-	offset int
+// argReader reads a model's arguments with jsontext's tokenizer, depth and
+// number length bounded.
+type argReader struct {
+	dec  *jsontext.Decoder
+	rd   strings.Reader
+	args string
+	err  error // the first syntax or limit error
 }
 
-func (e *syntaxError) Error() string {
-	return fmt.Sprintf("arguments are not valid JSON: %s at offset %d", e.msg, e.offset)
+var argReaders = sync.Pool{New: func() any {
+	r := &argReader{}
+	r.dec = jsontext.NewDecoder(&r.rd)
+	return r
+}}
+
+// readerOptions read invalid UTF-8 as encoding/json does (each bad byte
+// becomes U+FFFD) and leave repeated names to the plan, which refuses them
+// for a struct's fields; inside a free-form value the last one wins, as
+// in encoding/json and the validator.
+var readerOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+
+func newArgReader(args string) *argReader {
+	r := argReaders.Get().(*argReader)
+	r.rd.Reset(args)
+	r.dec.Reset(&r.rd, readerOptions...)
+	r.args, r.err = args, nil
+	return r
 }
 
-func (sc *scanner) syntaxErr(msg string) error { return &syntaxError{msg: msg, offset: sc.i} }
+func (r *argReader) release() {
+	if r.rd.Size() <= 64<<10 {
+		r.rd.Reset("")
+		r.args = ""
+		argReaders.Put(r)
+	}
+}
+
+// syntaxError is JSON that is not JSON, or that passes a limit.
+type syntaxError struct{ msg string }
+
+func (e *syntaxError) Error() string { return "arguments are not valid JSON: " + e.msg }
+
+// limitError is arguments past a bound on depth or number length.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+var (
+	errTooDeep = &limitError{fmt.Sprintf("arguments nest deeper than %d levels", maxDepth)}
+	errLongNum = &limitError{fmt.Sprintf("a number in the arguments is longer than %d characters", maxNumberLen)}
+)
+
+func (r *argReader) fail(err error) error {
+	var le *limitError
+	if !errors.As(err, &le) {
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) {
+			err = &syntaxError{msg: strings.TrimPrefix(se.Error(), "jsontext: ")}
+		} else {
+			err = &syntaxError{msg: err.Error()}
+		}
+	}
+	if r.err == nil {
+		r.err = err
+	}
+	return err
+}
+
+// peek returns the kind of the next token, or 0 at an error.
+func (r *argReader) peek() jsontext.Kind {
+	if r.err != nil {
+		return 0
+	}
+	return r.dec.PeekKind()
+}
+
+func (r *argReader) open(delim jsontext.Kind) bool {
+	if r.peek() != delim {
+		return false
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		r.fail(err)
+		return false
+	}
+	if r.dec.StackDepth() > maxDepth {
+		r.fail(errTooDeep)
+		return false
+	}
+	return true
+}
+
+func (r *argReader) close(delim jsontext.Kind) bool {
+	if r.peek() != delim {
+		return false
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		r.fail(err)
+		return false
+	}
+	return true
+}
+
+func (r *argReader) null() bool {
+	if r.peek() != 'n' {
+		return false
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		r.fail(err)
+		return false
+	}
+	return true
+}
+
+func (r *argReader) boolean() (bool, error) {
+	if k := r.peek(); k != 't' && k != 'f' {
+		return false, r.typeErr("boolean")
+	}
+	tok, err := r.dec.ReadToken()
+	if err != nil {
+		return false, r.fail(err)
+	}
+	return tok.Bool(), nil
+}
+
+// key reads an object name; the bytes are valid until the next read.
+func (r *argReader) key() ([]byte, error) {
+	if r.peek() != '"' {
+		return nil, r.failNext()
+	}
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		// Invalid UTF-8 matches no field name, as U+FFFD would not.
+		return v[1 : len(v)-1], nil
+	}
+	return unquote(v), nil
+}
+
+// str reads a string value.
+func (r *argReader) str() (string, error) {
+	if r.peek() != '"' {
+		return "", r.typeErr("string")
+	}
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return "", r.fail(err)
+	}
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		// The text as it is in the arguments: no copy.
+		end := int(r.dec.InputOffset())
+		return r.args[end-len(v)+1 : end-1], nil
+	}
+	return string(unquote(v)), nil
+}
+
+// unquote returns the text of the JSON string v, invalid UTF-8 replaced.
+func unquote(v jsontext.Value) []byte {
+	s := v[1 : len(v)-1]
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s
+	}
+	out, _ := jsontext.AppendUnquote(nil, v) // each invalid byte becomes U+FFFD, as in encoding/json
+	return out
+}
+
+// number reads a number literal.
+func (r *argReader) number(want string) (string, error) {
+	if r.peek() != '0' {
+		return "", r.typeErr(want)
+	}
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return "", r.fail(err)
+	}
+	if len(v) > maxNumberLen {
+		return "", r.fail(errLongNum)
+	}
+	return string(v), nil
+}
+
+// raw reads one value of any kind and returns its text, checking its depth
+// and numbers on the way without recursion.
+func (r *argReader) raw() ([]byte, error) {
+	if r.peek() == 0 {
+		return nil, r.failNext()
+	}
+	base := r.dec.StackDepth()
+	start := int(r.dec.InputOffset())
+	for {
+		switch r.dec.PeekKind() {
+		case '{', '[':
+			if _, err := r.dec.ReadToken(); err != nil {
+				return nil, r.fail(err)
+			}
+			if r.dec.StackDepth() > maxDepth {
+				return nil, r.fail(errTooDeep)
+			}
+		case '}', ']':
+			if _, err := r.dec.ReadToken(); err != nil {
+				return nil, r.fail(err)
+			}
+		default:
+			v, err := r.dec.ReadValue()
+			if err != nil {
+				return nil, r.fail(err)
+			}
+			if v.Kind() == '0' && len(v) > maxNumberLen {
+				return nil, r.fail(errLongNum)
+			}
+		}
+		if r.dec.StackDepth() == base {
+			raw := strings.TrimLeft(r.args[start:r.dec.InputOffset()], " \t\r\n,:")
+			return []byte(raw), nil
+		}
+	}
+}
+
+// failNext records the error that stops the next read.
+func (r *argReader) failNext() error {
+	if r.err != nil {
+		return r.err
+	}
+	if _, err := r.dec.ReadToken(); err != nil {
+		return r.fail(err)
+	}
+	return r.fail(errors.New("unexpected token"))
+}
 
 // typeErr says what came where want was expected.
-func (sc *scanner) typeErr(want string) error {
-	sc.ws()
-	got := "end of input"
-	if sc.i < len(sc.s) {
-		switch c := sc.s[sc.i]; {
-		case c == '"':
-			if raw, err := sc.skip(); err == nil {
-				got = "string " + truncate(raw, 40)
-			} else {
-				got = "string"
-			}
-		case c == '{':
-			got = "object"
-		case c == '[':
-			got = "array"
-		case c == 't' || c == 'f':
-			got = "boolean"
-		case c == 'n':
-			got = "null"
-		case c == '-' || c >= '0' && c <= '9':
-			j := sc.i + 1
-			for j < len(sc.s) && strings.IndexByte("0123456789.eE+-", sc.s[j]) >= 0 {
-				j++
-			}
-			got = "number " + sc.s[sc.i:j]
-		default:
-			return sc.syntaxErr(fmt.Sprintf("invalid character %q", c))
+func (r *argReader) typeErr(want string) error {
+	var got string
+	switch r.peek() {
+	case '"':
+		v, err := r.dec.ReadValue()
+		if err != nil {
+			return r.fail(err)
 		}
+		got = "string " + quoteValue(string(unquote(v)))
+	case '0':
+		v, err := r.dec.ReadValue()
+		if err != nil {
+			return r.fail(err)
+		}
+		got = "number " + truncate(string(v), 40)
+	case '{':
+		got = "object"
+	case '[':
+		got = "array"
+	case 't', 'f':
+		got = "boolean"
+	case 'n':
+		got = "null"
+	default:
+		return r.failNext()
 	}
 	return &typeError{want: want, got: got}
 }
@@ -703,311 +1135,24 @@ type typeError struct{ want, got string }
 
 func (e *typeError) Error() string { return "expected " + e.want + ", got " + e.got }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// end checks that nothing follows the value.
+func (r *argReader) end() error {
+	if r.err != nil {
+		return r.err
 	}
-	return s[:n] + "…"
-}
-
-func (sc *scanner) ws() {
-	for sc.i < len(sc.s) {
-		switch sc.s[sc.i] {
-		case ' ', '\t', '\n', '\r':
-			sc.i++
-		default:
-			return
-		}
-	}
-}
-
-func (sc *scanner) open(c byte) bool {
-	sc.ws()
-	if sc.i < len(sc.s) && sc.s[sc.i] == c {
-		sc.i++
-		return true
-	}
-	return false
-}
-
-// close consumes the closing bracket c if it comes next; a trailing comma
-// before it is a syntax error left to the caller.
-func (sc *scanner) close(c byte) bool {
-	sc.ws()
-	if sc.i < len(sc.s) && sc.s[sc.i] == c {
-		sc.i++
-		return true
-	}
-	return false
-}
-
-func (sc *scanner) comma() bool { return sc.open(',') }
-func (sc *scanner) colon() bool { return sc.open(':') }
-
-func (sc *scanner) null() bool {
-	sc.ws()
-	if strings.HasPrefix(sc.s[sc.i:], "null") {
-		sc.i += 4
-		return true
-	}
-	return false
-}
-
-func (sc *scanner) boolean() (bool, error) {
-	sc.ws()
-	rest := sc.s[sc.i:]
-	switch {
-	case strings.HasPrefix(rest, "true"):
-		sc.i += 4
-		return true, nil
-	case strings.HasPrefix(rest, "false"):
-		sc.i += 5
-		return false, nil
-	}
-	return false, sc.typeErr("boolean")
-}
-
-// str reads a string, unescaping it; without escapes it is a substring of
-// the input and costs no allocation.
-func (sc *scanner) str() (string, error) {
-	sc.ws()
-	if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
-		return "", sc.typeErr("string")
-	}
-	start := sc.i + 1
-	ascii := true
-	for j := start; j < len(sc.s); j++ {
-		c := sc.s[j]
-		if c >= 0x20 && c < 0x80 && c != '"' && c != '\\' {
-			continue
-		}
-		switch {
-		case c >= 0x80:
-			ascii = false
-		case c == '"':
-			sc.i = j + 1
-			s := sc.s[start:j]
-			if !ascii && !utf8.ValidString(s) {
-				s = strings.ToValidUTF8(s, "\uFFFD")
-			}
-			return s, nil
-		case c == '\\':
-			return sc.unescape(start)
-		case c < 0x20:
-			sc.i = j
-			return "", sc.syntaxErr("control character in string")
-		}
-	}
-	sc.i = len(sc.s)
-	return "", sc.syntaxErr("unterminated string")
-}
-
-func (sc *scanner) unescape(start int) (string, error) {
-	var b strings.Builder
-	j := start
-	for j < len(sc.s) {
-		c := sc.s[j]
-		switch {
-		case c == '"':
-			sc.i = j + 1
-			return strings.ToValidUTF8(b.String(), "\uFFFD"), nil
-		case c < 0x20:
-			sc.i = j
-			return "", sc.syntaxErr("control character in string")
-		case c != '\\':
-			b.WriteByte(c)
-			j++
-			continue
-		}
-		if j+1 >= len(sc.s) {
-			break
-		}
-		e := sc.s[j+1]
-		j += 2
-		switch e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(sc.s, j)
-			if !ok {
-				sc.i = j
-				return "", sc.syntaxErr(`bad \u escape`)
-			}
-			j += 4
-			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(sc.s, j+2); ok && strings.HasPrefix(sc.s[j:], `\u`) {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						j += 6
-						r = dec
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			b.WriteRune(r)
-		default:
-			sc.i = j - 1
-			return "", sc.syntaxErr("bad escape in string")
-		}
-	}
-	sc.i = len(sc.s)
-	return "", sc.syntaxErr("unterminated string")
-}
-
-func hex4(s string, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(s[i:i+4], 16, 32)
-	return rune(n), err == nil
-}
-
-// numberText reads a JSON number literal.
-func (sc *scanner) numberText(want string) (string, error) {
-	sc.ws()
-	start := sc.i
-	j := start
-	if j < len(sc.s) && sc.s[j] == '-' {
-		j++
-	}
-	digits := func() int {
-		k := j
-		for j < len(sc.s) && sc.s[j] >= '0' && sc.s[j] <= '9' {
-			j++
-		}
-		return j - k
-	}
-	if j >= len(sc.s) || sc.s[j] < '0' || sc.s[j] > '9' {
-		return "", sc.typeErr(want)
-	}
-	if sc.s[j] == '0' {
-		j++
-	} else {
-		digits()
-	}
-	if j < len(sc.s) && sc.s[j] == '.' {
-		j++
-		if digits() == 0 {
-			sc.i = j
-			return "", sc.syntaxErr("bad number")
-		}
-	}
-	if j < len(sc.s) && (sc.s[j] == 'e' || sc.s[j] == 'E') {
-		j++
-		if j < len(sc.s) && (sc.s[j] == '+' || sc.s[j] == '-') {
-			j++
-		}
-		if digits() == 0 {
-			sc.i = j
-			return "", sc.syntaxErr("bad number")
-		}
-	}
-	sc.i = j
-	return sc.s[start:j], nil
-}
-
-func (sc *scanner) integer() (int64, error) {
-	lit, err := sc.numberText("integer")
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	if err == nil {
-		return n, nil
-	}
-	// JSON Schema counts 5.0 as an integer.
-	f, ferr := strconv.ParseFloat(lit, 64)
-	if ferr != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-		return 0, fmt.Errorf("expected integer, got number %s", lit)
-	}
-	return int64(f), nil
-}
-
-func (sc *scanner) number() (float64, error) {
-	lit, err := sc.numberText("number")
-	if err != nil {
-		return 0, err
-	}
-	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil {
-		return 0, fmt.Errorf("expected number, got %s", lit)
-	}
-	return f, nil
-}
-
-// skip reads one JSON value of any kind and returns its text.
-func (sc *scanner) skip() (string, error) {
-	sc.ws()
-	start := sc.i
-	if sc.i >= len(sc.s) {
-		return "", sc.syntaxErr("unexpected end of input")
-	}
-	switch c := sc.s[sc.i]; {
-	case c == '"':
-		if _, err := sc.str(); err != nil {
-			return "", err
-		}
-	case c == '{' || c == '[':
-		end := byte('}')
-		if c == '[' {
-			end = ']'
-		}
-		sc.i++
-		for n := 0; ; n++ {
-			if sc.close(end) {
-				break
-			}
-			if n > 0 && !sc.comma() {
-				return "", sc.syntaxErr("expected , in " + map[byte]string{'}': "object", ']': "array"}[end])
-			}
-			if end == '}' {
-				if _, err := sc.str(); err != nil {
-					return "", err
-				}
-				if !sc.colon() {
-					return "", sc.syntaxErr("expected : after object key")
-				}
-			}
-			if _, err := sc.skip(); err != nil {
-				return "", err
-			}
-		}
-	case c == 't' || c == 'f':
-		if _, err := sc.boolean(); err != nil {
-			return "", err
-		}
-	case c == 'n':
-		if !sc.null() {
-			return "", sc.syntaxErr("invalid literal")
-		}
-	default:
-		if _, err := sc.numberText("value"); err != nil {
-			if _, ok := err.(*typeError); ok {
-				return "", sc.syntaxErr(fmt.Sprintf("invalid character %q", c))
-			}
-			return "", err
-		}
-	}
-	return sc.s[start:sc.i], nil
-}
-
-// end checks that nothing but white space follows the value.
-func (sc *scanner) end() error {
-	sc.ws()
-	if sc.i < len(sc.s) {
-		return sc.syntaxErr("unexpected text after the arguments object")
+	if _, err := r.dec.ReadToken(); err != io.EOF {
+		return r.fail(errors.New("unexpected text after the arguments object"))
 	}
 	return nil
+}
+
+// checkShape reads args through, holding them to the bounds on depth and
+// number length, before anything that recurses sees them.
+func checkShape(args string) error {
+	r := newArgReader(args)
+	defer r.release()
+	if _, err := r.raw(); err != nil {
+		return err
+	}
+	return r.end()
 }

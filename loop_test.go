@@ -109,8 +109,8 @@ func TestToolProblemsGoBackToTheModel(t *testing.T) {
 	want := []struct{ contains, outcome string }{
 		{"Tool 'nope' does not exist. Available tools: lookup.", "failed"},
 		{"arguments are not valid JSON", "failed"},
-		{"key: got number, want string", "failed"},
-		{"want object", "failed"},
+		{"key: expected string, got number 7", "failed"},
+		{"arguments: expected object, got array", "failed"},
 		{"error: no such key", "failed"},
 		{`panicked: lookup exploded`, "failed"},
 		{"value of a", "succeeded"},

@@ -2,17 +2,22 @@ package onion
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/dlclark/regexp2"
 	"github.com/fatih/structtag"
 	"github.com/invopop/jsonschema"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -20,25 +25,29 @@ import (
 )
 
 // paramSchema is the parameters of a tool: the JSON Schema the model reads,
-// the plan that decodes arguments into Go values while checking them, and,
-// built only when needed, the strict form and a full validator that
-// explains what is wrong with rejected arguments.
+// its strict form, and the one checker every call goes through: the plan
+// that decodes arguments into Go values while checking them, and the full
+// validator, compiled from the same schema, which checks what the plan
+// does not and explains rejected arguments.
 type paramSchema struct {
-	schema *jsonschema.Schema
-	json   []byte
-	plan   *objectPlan // nil for raw tools
-	// fullCheck is set when the schema holds keywords the plan does not
-	// check itself, so every call is also run through the validator.
-	fullCheck bool
-	listing   string // the parameters, for error messages
+	schema  *jsonschema.Schema
+	json    []byte
+	listing string // the parameters, for error messages
+	*checker
 
 	strictOnce sync.Once
 	strictJSON []byte
 	strictErr  error
+}
 
-	validatorOnce sync.Once
-	validator     *santhosh.Schema
-	validatorErr  error
+// checker is what a call's arguments are held to. Descriptions do not
+// change it, so copies of a paramSchema that differ only in them share it.
+type checker struct {
+	validator *santhosh.Schema
+	plan      *objectPlan // nil for raw tools
+	// fullCheck is set when the schema holds keywords the plan does not
+	// check itself, so every call is also run through the validator.
+	fullCheck bool
 }
 
 var schemaCache sync.Map // reflect.Type → *paramSchema
@@ -76,16 +85,74 @@ func newParamSchema(s *jsonschema.Schema, t reflect.Type) (*paramSchema, error) 
 	if err != nil {
 		return nil, fmt.Errorf("encode schema: %w", err)
 	}
-	p := &paramSchema{schema: s, json: b, listing: listParams(s)}
+	chk, err := newChecker(b, s, t)
+	if err != nil {
+		return nil, err
+	}
+	return &paramSchema{schema: s, json: b, listing: listParams(s), checker: chk}, nil
+}
+
+// newChecker compiles the schema b and, for a Go type t, builds its plan.
+func newChecker(b []byte, s *jsonschema.Schema, t reflect.Type) (*checker, error) {
+	v, err := compileSchema(b)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{validator: v, fullCheck: true}
 	if t != nil {
-		plan, err := newObjectPlan(t, s)
+		plan, unchecked, err := newPlan(t, s, v)
 		if err != nil {
 			return nil, err
 		}
-		p.plan = plan
-		p.fullCheck = plan.unchecked
+		c.plan, c.fullCheck = plan, unchecked
 	}
-	return p, nil
+	return c, nil
+}
+
+// compileSchema compiles a parameters schema for the validator, its
+// patterns as ECMA-262 regular expressions, as JSON Schema defines them. A
+// pattern that does not compile is an error: no check is ever dropped.
+func compileSchema(b []byte) (*santhosh.Schema, error) {
+	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	c := santhosh.NewCompiler()
+	c.AssertFormat()
+	c.UseRegexpEngine(compileECMA)
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	v, err := c.Compile("tool.json")
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	return v, nil
+}
+
+// ecmaRegexp is a JSON Schema pattern that Go's regexp cannot compile
+// (lookaround, backreferences), compiled by regexp2 in ECMAScript mode.
+type ecmaRegexp struct{ re *regexp2.Regexp }
+
+func (r ecmaRegexp) MatchString(s string) bool {
+	ok, err := r.re.MatchString(s)
+	return ok && err == nil
+}
+
+func (r ecmaRegexp) String() string { return r.re.String() }
+
+// compileECMA compiles a pattern with Go's regexp, whose matching time is
+// linear, when it can; otherwise with regexp2, which handles all of
+// ECMA-262.
+func compileECMA(pattern string) (santhosh.Regexp, error) {
+	if re, err := regexp.Compile(pattern); err == nil {
+		return re, nil
+	}
+	re, err := regexp2.Compile(pattern, regexp2.ECMAScript)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q is not an ECMA-262 regular expression: %w", pattern, err)
+	}
+	return ecmaRegexp{re}, nil
 }
 
 // withDescriptions returns a copy of p whose top-level properties without a
@@ -109,7 +176,11 @@ func (p *paramSchema) withDescriptions(descs map[string]string, t reflect.Type) 
 			pair.Value.Description = descs[pair.Key]
 		}
 	}
-	return newParamSchema(&s, t)
+	b, err := json.Marshal(&s)
+	if err != nil {
+		return nil, fmt.Errorf("encode schema: %w", err)
+	}
+	return &paramSchema{schema: &s, json: b, listing: listParams(&s), checker: p.checker}, nil
 }
 
 // checkType refuses, with a message naming the field, what cannot travel as
@@ -196,7 +267,7 @@ func (d deriver) reflect(t reflect.Type) *jsonschema.Schema {
 func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 	switch t {
 	case durationType:
-		return &jsonschema.Schema{Type: "string", Description: durationHint, Pattern: durationPattern}
+		return &jsonschema.Schema{Type: "string", Description: durationDoc, Pattern: durationPattern}
 	case rawMessageType:
 		return &jsonschema.Schema{}
 	}
@@ -218,6 +289,16 @@ func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 	if typ == "integer" && t.Kind() >= reflect.Uint {
 		s.Minimum = "0"
 	}
+	// The range of a sized integer is part of the schema, so that the
+	// schema alone says what is accepted.
+	switch t.Kind() {
+	case reflect.Int8, reflect.Int16, reflect.Int32:
+		bits := t.Bits()
+		s.Minimum = json.Number(strconv.FormatInt(-1<<(bits-1), 10))
+		s.Maximum = json.Number(strconv.FormatInt(1<<(bits-1)-1, 10))
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		s.Maximum = json.Number(strconv.FormatUint(1<<t.Bits()-1, 10))
+	}
 	if t.PkgPath() != "" && t.Name() != "" {
 		if facts, ok := gosource.ForType(t, d.hint); ok && len(facts.Enum) > 0 {
 			for _, lit := range facts.Enum {
@@ -237,7 +318,8 @@ func (d deriver) mapType(t reflect.Type) *jsonschema.Schema {
 }
 
 const (
-	durationHint    = `a duration such as "90s" or "1h30m"`
+	durationDoc     = `a duration such as "90s" or "1h30m"` // what the schema says
+	durationHint    = "a Go duration such as 90s or 1h30m"  // what a message says
 	durationPattern = `^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))*$`
 )
 
@@ -252,9 +334,9 @@ func (d deriver) lookupComment(t reflect.Type, field string) (desc string) {
 			if f.Type == durationType || f.Type.Kind() == reflect.Pointer && f.Type.Elem() == durationType {
 				defer func() {
 					if desc == "" {
-						desc = durationHint
+						desc = durationDoc
 					} else {
-						desc += " (" + durationHint + ")"
+						desc += " (" + durationDoc + ")"
 					}
 				}()
 			}
@@ -334,6 +416,9 @@ func listParams(s *jsonschema.Schema) string {
 		b.WriteString(pair.Key)
 		b.WriteString(" (")
 		b.WriteString(typeName(pair.Value))
+		if f := pair.Value.Format; f != "" {
+			b.WriteString(", " + f)
+		}
 		if slices.Contains(s.Required, pair.Key) {
 			b.WriteString(", required")
 		}
@@ -371,13 +456,56 @@ func (p *paramSchema) strict() ([]byte, error) {
 			p.strictErr = fmt.Errorf("copy schema: %w", err)
 			return
 		}
-		if err := makeStrict(&s, "parameters"); err != nil {
+		if err := makeStrict(&s, "parameters", false); err != nil {
 			p.strictErr = err
 			return
 		}
 		p.strictJSON, p.strictErr = json.Marshal(&s)
 	})
 	return p.strictJSON, p.strictErr
+}
+
+// strictTool returns a copy of t that a Strict agent sends and calls: its
+// Definition is the strict form. Its arguments are held to the same
+// checker: with null counting as absent and optional fields allowed to be
+// left out, the strict form accepts what the plain one does.
+func (t *Tool) strictTool() (*Tool, error) {
+	if _, err := t.params.strict(); err != nil {
+		return nil, err
+	}
+	st := *t
+	st.strict = true
+	if t.params.plan == nil {
+		// A raw tool's schema may allow what its strict form does not
+		// (other properties): hold calls to the strict form too.
+		var s jsonschema.Schema
+		if err := json.Unmarshal(t.params.json, &s); err != nil {
+			return nil, fmt.Errorf("copy schema: %w", err)
+		}
+		if err := makeStrict(&s, "parameters", true); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(&s)
+		if err != nil {
+			return nil, fmt.Errorf("encode schema: %w", err)
+		}
+		chk, err := newChecker(b, &s, nil)
+		if err != nil {
+			return nil, err
+		}
+		ps := &paramSchema{schema: &s, json: b, listing: t.params.listing, checker: chk}
+		inner := t.invoke
+		st.invoke = func(ctx context.Context, args string) (any, error) {
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			if err := ps.explain(t.name, args, nil); err != nil {
+				return nil, err
+			}
+			return inner(ctx, args)
+		}
+	}
+	return &st, nil
 }
 
 func isBoolSchema(s *jsonschema.Schema, v bool) bool {
@@ -388,7 +516,10 @@ func isBoolSchema(s *jsonschema.Schema, v bool) bool {
 	return err == nil && string(b) == fmt.Sprint(v)
 }
 
-func makeStrict(s *jsonschema.Schema, path string) error {
+// makeStrict rewrites s into its strict form. With leave, optional
+// properties stay optional (still nullable): the form a strict call is
+// checked against, since not every server enforces strict mode.
+func makeStrict(s *jsonschema.Schema, path string, leave bool) error {
 	// Keywords strict mode does not accept; the Go side still applies and
 	// checks them.
 	s.Default, s.MinLength, s.MaxLength = nil, nil, nil
@@ -405,7 +536,7 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 		s.AdditionalProperties = jsonschema.FalseSchema
 		var required []string
 		for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
-			if err := makeStrict(pair.Value, path+"."+pair.Key); err != nil {
+			if err := makeStrict(pair.Value, path+"."+pair.Key, leave); err != nil {
 				return err
 			}
 			if !slices.Contains(s.Required, pair.Key) {
@@ -413,6 +544,9 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 				s.Properties.Set(pair.Key, pair.Value)
 			}
 			required = append(required, pair.Key)
+		}
+		if leave {
+			break
 		}
 		s.Required = required
 		if len(required) == 0 {
@@ -426,44 +560,29 @@ func makeStrict(s *jsonschema.Schema, path string) error {
 		if s.Items == nil {
 			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)
 		}
-		return makeStrict(s.Items, path+"[]")
+		return makeStrict(s.Items, path+"[]", leave)
 	}
 	for _, sub := range s.AnyOf {
-		if err := makeStrict(sub, path); err != nil {
+		if err := makeStrict(sub, path, leave); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// validate runs the full JSON Schema validator over args and returns every
-// problem it finds, as "field: what is wrong" lines. It is compiled on
-// first use: the fast path never needs it.
-func (p *paramSchema) validate(args []byte) []string {
-	p.validatorOnce.Do(func() {
-		doc, err := santhosh.UnmarshalJSON(bytes.NewReader(p.json))
-		if err != nil {
-			p.validatorErr = err
-			return
-		}
-		c := santhosh.NewCompiler()
-		c.AssertFormat()
-		if err := c.AddResource("tool.json", doc); err != nil {
-			p.validatorErr = err
-			return
-		}
-		p.validator, p.validatorErr = c.Compile("tool.json")
-	})
-	if p.validatorErr != nil {
-		return nil
-	}
+// validate runs the full JSON Schema validator over args, with the
+// leniency every path applies (null for an optional field counts as
+// absent), and returns every problem it finds as "field: what is wrong"
+// lines. args must have passed checkShape.
+func (c *checker) validate(args []byte) []string {
 	inst, err := santhosh.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return []string{"arguments are not valid JSON: " + err.Error()}
 	}
-	err = p.validator.Validate(inst)
+	inst = dropNullOptionals(inst, c.validator)
+	err = c.validator.Validate(inst)
 	var ve *santhosh.ValidationError
-	if err == nil || !asValidationError(err, &ve) {
+	if err == nil || !errors.As(err, &ve) {
 		return nil
 	}
 	var out []string
@@ -472,18 +591,44 @@ func (p *paramSchema) validate(args []byte) []string {
 	return out
 }
 
-func asValidationError(err error, ve **santhosh.ValidationError) bool {
-	v, ok := err.(*santhosh.ValidationError)
-	if ok {
-		*ve = v
+// dropNullOptionals removes, in the objects of v that cs describes, the
+// properties sent as null that cs does not require: a strict schema tells
+// the model to send null for an optional field, and null means absent on
+// every path. In a strict schema an optional property is required and
+// "anyOf: [schema, null]".
+func dropNullOptionals(v any, cs *santhosh.Schema) any {
+	if cs == nil {
+		return v
 	}
-	return ok
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			prop := cs.Properties[k]
+			if prop == nil {
+				continue
+			}
+			inner, wrapped := nullable(prop)
+			if e == nil && (wrapped || !slices.Contains(cs.Required, k)) {
+				delete(x, k)
+				continue
+			}
+			x[k] = dropNullOptionals(e, inner)
+		}
+	case []any:
+		items := cs.Items2020
+		if it, ok := cs.Items.(*santhosh.Schema); ok {
+			items = it
+		}
+		for i, e := range x {
+			x[i] = dropNullOptionals(e, items)
+		}
+	}
+	return v
 }
 
-var english = message.NewPrinter(language.English)
-
 // collectProblems flattens the validator's error tree into one line per
-// leaf: the field's path and what is wrong with it.
+// leaf: the field's path and what is wrong with it, in the words the
+// decoder uses.
 func collectProblems(ve *santhosh.ValidationError, inst any, out *[]string) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
@@ -491,15 +636,79 @@ func collectProblems(ve *santhosh.ValidationError, inst any, out *[]string) {
 		}
 		return
 	}
-	where := fieldPath(ve.InstanceLocation)
-	line := where + ": " + ve.ErrorKind.LocalizedString(english)
-	if v, ok := valueAt(inst, ve.InstanceLocation); ok && len(ve.InstanceLocation) > 0 && !strings.Contains(line, "got ") {
-		b, _ := json.Marshal(v)
-		line += ", got " + truncate(string(b), 60)
+	add := func(tokens []string, what string) {
+		line := fieldPath(tokens) + ": " + what
+		if !slices.Contains(*out, line) {
+			*out = append(*out, line)
+		}
 	}
-	if !slices.Contains(*out, line) {
-		*out = append(*out, line)
+	at := ve.InstanceLocation
+	got := "?"
+	if v, ok := valueAt(inst, at); ok {
+		got = describeValue(v)
 	}
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		for _, m := range k.Missing {
+			add(append(slices.Clip(at), m), errMissing.Error())
+		}
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			add(append(slices.Clip(at), p), errUnknownField.Error())
+		}
+	case *kind.Type:
+		add(at, "expected "+strings.Join(k.Want, " or ")+", got "+got)
+	case *kind.Enum:
+		add(at, "expected one of "+enumList(k.Want)+", got "+got)
+	case *kind.Format:
+		add(at, "expected "+formatHint(k.Want)+", got "+got)
+	case *kind.Pattern:
+		if k.Want == durationPattern {
+			add(at, "expected "+durationHint+", got "+got)
+		} else {
+			add(at, "expected a string matching "+quoteValue(k.Want)+", got "+got)
+		}
+	case *kind.MinLength:
+		add(at, fmt.Sprintf("expected at least %d characters, got %d", k.Want, k.Got))
+	case *kind.MaxLength:
+		add(at, fmt.Sprintf("expected at most %d characters, got %d", k.Want, k.Got))
+	case *kind.Minimum:
+		add(at, "expected a number >= "+k.Want.RatString()+", got "+got)
+	case *kind.Maximum:
+		add(at, "expected a number <= "+k.Want.RatString()+", got "+got)
+	case *kind.ExclusiveMinimum:
+		add(at, "expected a number > "+k.Want.RatString()+", got "+got)
+	case *kind.ExclusiveMaximum:
+		add(at, "expected a number < "+k.Want.RatString()+", got "+got)
+	case *kind.MinItems:
+		add(at, fmt.Sprintf("expected at least %d items, got %d", k.Want, k.Got))
+	case *kind.MaxItems:
+		add(at, fmt.Sprintf("expected at most %d items, got %d", k.Want, k.Got))
+	default:
+		add(at, ve.ErrorKind.LocalizedString(english)+", got "+got)
+	}
+}
+
+var english = message.NewPrinter(language.English)
+
+// describeValue names a value as messages do: its JSON type, and for
+// scalars the value itself, strings quoted as JSON.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean " + strconv.FormatBool(x)
+	case string:
+		return "string " + quoteValue(x)
+	case json.Number:
+		return "number " + truncate(string(x), 40)
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return fmt.Sprint(v)
 }
 
 // fieldPath renders a JSON pointer's tokens as a.b[0].c; the root is
@@ -566,32 +775,33 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 // decodeArgs checks args and decodes them into v. On failure it returns an
 // *ArgumentError naming every problem.
 func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
-	sc := scanner{s: args}
-	sc.ws()
-	if sc.i == len(args) {
-		sc = scanner{s: "{}"}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
 	}
-	err := p.plan.decode(&sc, v)
+	r := newArgReader(args)
+	err := p.plan.decode(r, v)
 	if err == nil {
-		err = sc.end()
+		err = r.end()
 	}
+	r.release()
 	if err == nil && !p.fullCheck {
 		return nil
 	}
-	return p.explain(tool, sc.s, err)
+	return p.explain(tool, args, err)
 }
 
 // explain turns a rejected call into an *ArgumentError; with a nil fastErr
 // it runs the full validator and reports only what it finds.
 func (p *paramSchema) explain(tool, args string, fastErr error) error {
-	if !json.Valid([]byte(args)) {
-		var v any
-		jerr := json.Unmarshal([]byte(args), &v)
-		msg := "arguments are not valid JSON"
-		if jerr != nil {
-			msg += " (" + jerr.Error() + ")"
+	fail := func(problems ...string) error {
+		return &ArgumentError{Tool: tool, Problems: problems, Params: p.listing}
+	}
+	if err := checkShape(args); err != nil {
+		var le *limitError
+		if errors.As(err, &le) {
+			return fail(le.msg)
 		}
-		return &ArgumentError{Tool: tool, Problems: []string{msg + `; send one JSON object such as {"name": value}`}, Params: p.listing}
+		return fail(err.Error() + `; send one JSON object such as {"name": value}`)
 	}
 	problems := p.validate([]byte(args))
 	if len(problems) == 0 {
@@ -600,5 +810,5 @@ func (p *paramSchema) explain(tool, args string, fastErr error) error {
 		}
 		problems = []string{fastErr.Error()}
 	}
-	return &ArgumentError{Tool: tool, Problems: problems, Params: p.listing}
+	return fail(problems...)
 }

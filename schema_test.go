@@ -393,7 +393,7 @@ func TestPaintValidatesCustomSchema(t *testing.T) {
 	if _, err := paint.Call(context.Background(), `{"color":"#ff8800"}`); err != nil {
 		t.Errorf("a good color was refused: %v", err)
 	}
-	if _, err := paint.Call(context.Background(), `{"color":"orange"}`); err == nil || !strings.Contains(err.Error(), "pattern") {
+	if _, err := paint.Call(context.Background(), `{"color":"orange"}`); err == nil || !strings.Contains(err.Error(), `matching "^#[0-9a-f]{6}$"`) {
 		t.Errorf("a bad color was not refused by its own schema: %v", err)
 	}
 }

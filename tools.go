@@ -34,6 +34,7 @@ type Tool struct {
 	// result is the Go result type, nil when unknown (raw tools) or none.
 	result     reflect.Type
 	resultHint string
+	strict     bool // sent in strict form, by a Strict agent
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.
@@ -191,14 +192,20 @@ func (t *Tool) OutputSchema() (json.RawMessage, error) {
 // "search(query string, limit int) []string".
 func (t *Tool) Signature() string { return t.signature }
 
-// Definition returns the tool as sent to a Chat Completions endpoint.
+// Definition returns the tool exactly as it is sent to a Chat Completions
+// endpoint: in strict form for a tool of a Strict agent.
 func (t *Tool) Definition() openai.Tool {
+	params := t.params.json
+	if t.strict {
+		params = t.params.strictJSON // made by strictTool
+	}
 	return openai.Tool{
 		Type: openai.ToolTypeFunction,
 		Function: &openai.FunctionDefinition{
 			Name:        t.name,
 			Description: t.description,
-			Parameters:  json.RawMessage(slices.Clone(t.params.json)),
+			Parameters:  json.RawMessage(slices.Clone(params)),
+			Strict:      t.strict,
 		},
 	}
 }
