@@ -49,6 +49,7 @@ type DiffArgs struct {
 	Ptr      *string       `json:"ptr,omitempty"`
 	Def      int           `json:"def,omitempty" jsonschema:"default=3"`
 	Prio     Priority      `json:"prio,omitempty"`
+	Lvl      Level         `json:"lvl,omitempty"`
 }
 
 // DiffTool takes DiffArgs.
@@ -63,6 +64,8 @@ func DiffUnique(ctx context.Context, a struct {
 	Tags []string `json:"tags,omitempty" jsonschema:"uniqueItems=true"`
 	Note *string  `json:"note,omitempty"`
 	Step int      `json:"step,omitempty" jsonschema:"multipleOf=5"`
+	// Choice has a schema of its own: checked by the validator.
+	Choice any `json:"choice,omitempty" jsonschema:"oneof_type=string;integer"`
 }) (string, error) {
 	return "ran", nil
 }
@@ -114,6 +117,8 @@ var candidates = map[string][]string{
 	"ptr":       {`"x"`, `""`, `1`},
 	"def":       {`3`, `4`, `"3"`},
 	"prio":      {`"low"`, `"high"`, `"urgent"`},
+	"lvl":       {`2`, `1`, `3`, `2.0`, `7`, `"2"`},
+	"choice":    {`"x"`, `3`, `true`, `1.5`, `[]`},
 	"m":         {`{}`, `{"k":1}`, `{"k":"v"}`, `{"k":null}`, `[]`},
 	"a":         {`1`, `"x"`, `[1,{"k":[null]}]`, `{}`},
 	"l":         {`[]`, `[["a"],[]]`, `[[1]]`, `[null]`, `[["a",null]]`, `null`},
@@ -124,8 +129,8 @@ var candidates = map[string][]string{
 
 // fieldsOf lists a tool's candidate properties.
 var fieldsOf = map[string][]string{
-	"diff_tool":   {"name", "kind", "code", "not_admin", "email", "uri", "uuid", "ip", "date", "when", "wait", "count", "ratio", "level", "big", "flag", "tags", "nums", "ship", "opt", "ptr", "def", "prio"},
-	"diff_unique": {"tags", "note", "step"},
+	"diff_tool":   {"name", "kind", "code", "not_admin", "email", "uri", "uuid", "ip", "date", "when", "wait", "count", "ratio", "level", "big", "flag", "tags", "nums", "ship", "opt", "ptr", "def", "prio", "lvl"},
+	"diff_unique": {"tags", "note", "step", "choice"},
 	"diff_free":   {"m", "a", "l"},
 	"diff_add":    {"a", "b"},
 }

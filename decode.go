@@ -663,6 +663,7 @@ type checks struct {
 	pattern            santhosh.Regexp
 	minLen, maxLen     int
 	bounds             []bound
+	numEnum            []bound // the enum's numbers, ok meaning equal
 	minItems, maxItems int
 }
 
@@ -680,6 +681,14 @@ func newChecks(cs *santhosh.Schema) (*checks, error) {
 	c := &checks{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1, format: cs.Format, pattern: cs.Pattern}
 	if cs.Enum != nil {
 		c.enum = cs.Enum.Values
+		for _, e := range c.enum {
+			if n, ok := e.(json.Number); ok {
+				if r, ok := new(big.Rat).SetString(string(n)); ok {
+					f, exact := r.Float64()
+					c.numEnum = append(c.numEnum, bound{rat: r, f: f, exact: exact, ok: func(c int) bool { return c == 0 }})
+				}
+			}
+		}
 	}
 	for _, b := range []struct {
 		rat *big.Rat
@@ -759,14 +768,7 @@ func (c *checks) checkNumber(lit string) error {
 		}
 		return n.Cmp(rat)
 	}
-	if c.enum != nil && !slices.ContainsFunc(c.enum, func(e any) bool {
-		en, ok := e.(json.Number)
-		if !ok {
-			return false
-		}
-		r, ok := new(big.Rat).SetString(string(en))
-		return ok && cmp(r, 0, false) == 0
-	}) {
+	if c.enum != nil && !slices.ContainsFunc(c.numEnum, func(b bound) bool { return cmp(b.rat, b.f, b.exact) == 0 }) {
 		return fmt.Errorf("expected one of %s, got %s", enumList(c.enum), lit)
 	}
 	for _, b := range c.bounds {
