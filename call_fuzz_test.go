@@ -66,13 +66,15 @@ func FuzzCall(f *testing.F) {
 }
 
 // FuzzCheckerMatchesValidator is the differential test of the checker as a
-// fuzz test: for any arguments, a call of the tools of DiffArgs (plain and
-// strict) is accepted exactly when a full validator accepts them against
+// fuzz test: for any arguments, a call of the differential test's tools
+// (plain and strict) is accepted exactly when a full validator accepts them against
 // the schema sent, with the two leniencies.
 func FuzzCheckerMatchesValidator(f *testing.F) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for range 40 {
-		f.Add(genArgs(rng, "diff_tool"))
+	for _, tool := range []string{"diff_tool", "diff_unique", "diff_free"} {
+		for range 20 {
+			f.Add(genArgs(rng, tool))
+		}
 	}
 	f.Add(`{"name":"ab","kind":"a","count":1,"ship":{"street":"x"},"not_admin":"admin"}`)
 	f.Add(`{"name":"ab","kind":"a","count":1,"ship":{"street":"x"},"email":"x@"}`)
@@ -84,25 +86,28 @@ func FuzzCheckerMatchesValidator(f *testing.F) {
 	}
 	var pairs []pair
 	for _, strict := range []bool{false, true} {
-		items := []any{DiffTool}
+		items := []any{DiffTool, DiffUnique}
 		if strict {
 			items = append(items, onion.Strict())
+		} else {
+			items = append(items, DiffFree)
 		}
 		a, err := onion.NewAgent("diff", items...)
 		if err != nil {
 			f.Fatal(err)
 		}
-		tool := a.Tools().All()[0]
-		sent := tool.Definition().Function.Parameters.(json.RawMessage)
-		var sentMap, plain map[string]any
-		if json.Unmarshal(sent, &sentMap) != nil || json.Unmarshal(tool.Schema(), &plain) != nil {
-			f.Fatal("schemas are not JSON")
+		for _, tool := range a.Tools().All() {
+			sent := tool.Definition().Function.Parameters.(json.RawMessage)
+			var sentMap, plain map[string]any
+			if json.Unmarshal(sent, &sentMap) != nil || json.Unmarshal(tool.Schema(), &plain) != nil {
+				f.Fatal("schemas are not JSON")
+			}
+			if strict {
+				withLengths(sentMap, plain)
+			}
+			checked, _ := json.Marshal(sentMap)
+			pairs = append(pairs, pair{tool, reference(f, checked), sentMap, strict})
 		}
-		if strict {
-			withLengths(sentMap, plain)
-		}
-		checked, _ := json.Marshal(sentMap)
-		pairs = append(pairs, pair{tool, reference(f, checked), sentMap, strict})
 	}
 	f.Fuzz(func(t *testing.T, args string) {
 		for _, p := range pairs {

@@ -331,10 +331,7 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 		}, nil
 	case reflect.PointerTo(t).Implements(customSchemaType) || t.Implements(customSchemaType),
 		t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)) && t != timeType:
-		if !unconstrained(cs) {
-			pl.unchecked = true
-		}
-		return decodeFallback, nil
+		return pl.fallback(cs), nil
 	}
 	c, err := newChecks(cs)
 	if err != nil {
@@ -345,7 +342,7 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 		pl.keywords(cs, "string", stringKeywords)
 		if t == reflect.TypeFor[json.Number]() {
 			pl.unchecked = true
-			return decodeFallback, nil
+			return decodeFallback, nil // a number, as encoding/json
 		}
 		return func(r *argReader, v reflect.Value) error {
 			str, err := r.str()
@@ -442,10 +439,7 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 		}, nil
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			if !unconstrained(cs) {
-				pl.unchecked = true
-			}
-			return decodeFallback, nil // base64, as encoding/json
+			return pl.fallback(cs), nil // base64, as encoding/json
 		}
 		pl.keywords(cs, "array", arrayKeywords)
 		items := cs.Items2020
@@ -502,12 +496,53 @@ func (pl *planner) value(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sche
 			return nil, err
 		}
 		return sub.decode, nil
-	default: // maps, arrays, interfaces
-		if !unconstrained(cs) {
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType) {
+			return pl.fallback(cs), nil
+		}
+		pl.keywords(cs, "object", propertyKeywords)
+		elemSchema, _ := cs.AdditionalProperties.(*santhosh.Schema)
+		if len(cs.Properties) > 0 || len(cs.Required) > 0 || cs.AdditionalProperties == false {
 			pl.unchecked = true
 		}
-		return decodeFallback, nil
+		var es *jsonschema.Schema
+		if s != nil && s.AdditionalProperties != jsonschema.TrueSchema && s.AdditionalProperties != jsonschema.FalseSchema {
+			es = s.AdditionalProperties
+		}
+		elem, err := pl.value(t.Elem(), es, elemSchema)
+		if err != nil {
+			return nil, err
+		}
+		return func(r *argReader, v reflect.Value) error {
+			if !r.open('{') {
+				return r.typeErr("object")
+			}
+			v.Set(reflect.MakeMap(t))
+			for !r.close('}') {
+				key, err := r.name()
+				if err != nil {
+					return err
+				}
+				e := reflect.New(t.Elem()).Elem()
+				if err := elem(r, e); err != nil {
+					return &pathError{field: key, err: err}
+				}
+				v.SetMapIndex(reflect.ValueOf(key).Convert(t.Key()), e)
+			}
+			return r.err
+		}, nil
+	default: // arrays, interfaces
+		return pl.fallback(cs), nil
 	}
+}
+
+// fallback is the decoder of a value encoding/json decodes; the validator
+// checks it unless its schema accepts every value.
+func (pl *planner) fallback(cs *santhosh.Schema) decodeFunc {
+	if !unconstrained(cs) {
+		pl.unchecked = true
+	}
+	return decodeFallback
 }
 
 // decode reads an object into the struct v.
@@ -637,8 +672,8 @@ func (e *pathError) Error() string {
 
 func (e *pathError) Unwrap() error { return e.err }
 
-// decodeFallback hands one value to encoding/json: maps, arrays, any and
-// types with their own UnmarshalJSON. Its depth and numbers are bounded
+// decodeFallback hands one value to encoding/json: arrays, any, maps with
+// keys of their own, and types with their own UnmarshalJSON. Its depth and numbers are bounded
 // first.
 func decodeFallback(r *argReader, v reflect.Value) error {
 	raw, err := r.raw()
@@ -1011,6 +1046,18 @@ func (r *argReader) key() ([]byte, error) {
 		return v[1 : len(v)-1], nil
 	}
 	return unquote(v), nil
+}
+
+// name reads an object name as a string, as encoding/json would.
+func (r *argReader) name() (string, error) {
+	if r.peek() != '"' {
+		return "", r.failNext()
+	}
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return "", r.fail(err)
+	}
+	return string(unquote(v)), nil
 }
 
 // str reads a string value.
