@@ -1,6 +1,8 @@
 // Package builtin holds the tools that come with onion: a todo list, a
-// memory, a confined directory of files, a shell, web search, web fetch and
-// a headless browser. Each is an ordinary onion tool source — a struct whose
+// memory, a confined directory of files, a shell and web search here, and
+// web fetch and a headless browser in packages of their own
+// (github.com/onionkit/onion/builtin/webfetch and .../builtin/browser), whose
+// heavy dependencies a program builds only if it imports them. Each is an ordinary onion tool source — a struct whose
 // documented methods are the tools, or a func wrapped with onion.NewTool —
 // so besides being useful they show how tools are written: the first
 // paragraph of a method's doc comment is what the model reads, a paragraph
@@ -27,10 +29,13 @@
 //
 // # The tools
 //
-// Every tool name is unique across the package, so any references can be
-// combined. Intent says what a tool does to the world (read, write or
-// delete); run_command also asks the agent's approver before every command
-// unless ReadOnlyCommands lets it through.
+// Every tool name is unique across the packages, so any references can be
+// combined. The intent (read, write or delete) decides how the agent
+// schedules a call: reads of one response run in parallel, the others one
+// after another in order. A tool is a read only if no later call can
+// observe that it ran, so goto and the tab tools are writes: they change
+// what the next browser call acts on. run_command also asks the agent's
+// approver before every command unless ReadOnlyCommands lets it through.
 //
 //	reference   tool         intent  limits
 //	todo        add          write   text up to 500 bytes; at most 1000 tasks
@@ -50,15 +55,15 @@
 //	shell       run_command  write   approval; ShellTimeout (30 s) kills the process group; ShellMaxOutput (64 KiB)
 //	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY
 //	web_fetch   web_fetch    read    public http(s) only; MaxBodyBytes (2 MiB); FetchTimeout (20 s); 5 redirects
-//	browser     goto         read    public addresses only; BrowserTimeout (30 s) per call
+//	browser     goto         write   public addresses only; BrowserTimeout (30 s) per call
 //	browser     page_text    read    20,000 characters
 //	browser     click        write   -
 //	browser     type_text    write   -
-//	browser     screenshot   read    writes a PNG under BrowserScreenshotDir only
-//	browser     new_tab      read    -
-//	browser     switch_tab   read    -
+//	browser     screenshot   write   writes a PNG under BrowserScreenshotDir only
+//	browser     new_tab      write   -
+//	browser     switch_tab   write   -
 //	browser     list_tabs    read    -
-//	browser     close_tab    read    -
+//	browser     close_tab    write   -
 //
 // # Safety
 //
