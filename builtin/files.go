@@ -105,7 +105,7 @@ func (f *Files) ReadFile(path string) (string, error) {
 		return "", fmt.Errorf("files: read %s: is a directory: call list_files to see what it holds", p)
 	}
 	if fi.Size() > f.maxBytes {
-		return "", fmt.Errorf("files: read %s: the file is %d bytes, over the limit of %d: call grep to find the lines you need", p, fi.Size(), f.maxBytes)
+		return "", fmt.Errorf("files: read %s: the file is %s, over the limit of %d: call grep to find the lines you need", p, byteCount(fi.Size()), f.maxBytes)
 	}
 	b, err := f.readCapped(p)
 	if err != nil {
@@ -148,7 +148,7 @@ func (f *Files) WriteFile(path, content string) (string, error) {
 		return "", err
 	}
 	if int64(len(content)) > f.maxBytes {
-		return "", fmt.Errorf("files: write %s: the content is %d bytes, over the limit of %d: split it across several files", p, len(content), f.maxBytes)
+		return "", fmt.Errorf("files: write %s: the content is %s, over the limit of %d: split it across several files", p, byteCount(int64(len(content))), f.maxBytes)
 	}
 	var keep fs.FileMode // the mode of the file replaced, if any
 	switch fi, err := f.root.Stat(p); {
@@ -168,7 +168,7 @@ func (f *Files) WriteFile(path, content string) (string, error) {
 	if err := f.writeAtomic(p, dir, []byte(content), keep); err != nil {
 		return "", f.fail("write", p, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(content), filepath.ToSlash(p)), nil
+	return fmt.Sprintf("wrote %s to %s", byteCount(int64(len(content))), filepath.ToSlash(p)), nil
 }
 
 // writeAtomic writes data to a new temporary file in dir and renames it over
@@ -250,7 +250,7 @@ func (f *Files) ListFiles(path string) (string, error) {
 			fmt.Fprintf(&b, "%s (symbolic link)\n", e.Name())
 		default:
 			if info, err := e.Info(); err == nil {
-				fmt.Fprintf(&b, "%s (%d bytes)\n", e.Name(), info.Size())
+				fmt.Fprintf(&b, "%s (%s)\n", e.Name(), byteCount(info.Size()))
 			} else {
 				fmt.Fprintf(&b, "%s\n", e.Name())
 			}
@@ -474,7 +474,9 @@ func (f *Files) clean(op, p string, emptyIsRoot bool) (string, error) {
 	return c, nil
 }
 
-// fail turns an error from the root into one the model can act on.
+// fail turns an error from the root into one the model can act on: a plain
+// sentence, without the system call that failed ("statat", "openat"), which
+// errors.Is and errors.As still find underneath.
 func (f *Files) fail(op, p string, err error) error {
 	p = filepath.ToSlash(p)
 	var pe *fs.PathError
@@ -483,9 +485,35 @@ func (f *Files) fail(op, p string, err error) error {
 	case errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent":
 		return fmt.Errorf("files: %s %s: %w through a symbolic link: only files under the root can be used", op, p, errOutsideRoot)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("files: %s %s: no such file or directory: call list_files or glob to find the right path: %w", op, p, err)
+		return &fileError{fmt.Sprintf("files: %s %s: no such file or directory: call list_files or glob to find the right path", op, p), err}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("files: %s %s: permission denied: %w", op, p, err)
+		return &fileError{fmt.Sprintf("files: %s %s: permission denied", op, p), err}
 	}
-	return fmt.Errorf("files: %s %s: %w", op, p, err)
+	why := err.Error()
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		why = pe.Err.Error()
+	case errors.As(err, &le):
+		why = le.Err.Error()
+	}
+	return &fileError{fmt.Sprintf("files: %s %s: %s", op, p, why), err}
+}
+
+// fileError is an error of the file tools whose text is written for the
+// model; err is the cause, for errors.Is and errors.As.
+type fileError struct {
+	msg string
+	err error
+}
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.err }
+
+// byteCount says n bytes in words: "1 byte", "7 bytes".
+func byteCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

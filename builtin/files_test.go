@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +290,38 @@ func TestFilesErrorThroughTool(t *testing.T) {
 	_, err := toolsByName(t, f)["read_file"].Call(context.Background(), `{"path":"../etc/passwd"}`)
 	if !errors.Is(err, errOutsideRoot) {
 		t.Errorf("read_file outside via Call: %v", err)
+	}
+}
+
+// TestFilesPlainMessages checks that what the model reads is plain
+// sentences: no system call names from the os package ("statat",
+// "removeat"), and "1 byte", not "1 bytes".
+func TestFilesPlainMessages(t *testing.T) {
+	f, _ := newTestFiles(t, map[string]string{"full/a.txt": "x"})
+	tools := toolsByName(t, f)
+	tests := []struct {
+		tool, args string
+		want       string // the whole text the model reads
+	}{
+		{"read_file", `{"path":"missing.txt"}`, "files: read missing.txt: no such file or directory: call list_files or glob to find the right path"},
+		{"list_files", `{"path":"nope"}`, "files: list nope: no such file or directory: call list_files or glob to find the right path"},
+		{"grep", `{"pattern":"x","path":"nope"}`, "files: grep nope: no such file or directory: call list_files or glob to find the right path"},
+		{"delete_file", `{"path":"missing.txt"}`, "files: delete missing.txt: no such file or directory: call list_files or glob to find the right path"},
+		{"write_file", `{"path":"full/a.txt/b.txt","content":"x"}`, "files: write full/a.txt/b.txt: not a directory"},
+		{"write_file", `{"path":"one.txt","content":"x"}`, "wrote 1 byte to one.txt"},
+		{"list_files", `{"path":"full"}`, "a.txt (1 byte)"},
+	}
+	for _, tt := range tests {
+		got, err := tools[tt.tool].Call(t.Context(), tt.args)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s %s = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+	// The cause is still there for programs.
+	if _, err := f.ReadFile("missing.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v, want it to wrap fs.ErrNotExist", err)
 	}
 }
