@@ -180,6 +180,24 @@ func (b *Browser) Goto(ctx context.Context, url string) (string, error) {
 				return errors.New(why)
 			}
 		}
+		if resp == nil || resp.Status == http.StatusBadGateway || resp.Status == http.StatusForbidden {
+			// chromedp saw no answer for the document (as after a jump
+			// within the page), or one without the proxy's header: an
+			// address the proxy could not reach must still be an error,
+			// never an empty page with no title.
+			if f := b.proxy.failedSince(mark, append(hosts.list(), u.Hostname())); f != nil {
+				return f.err
+			}
+		}
+		if resp == nil {
+			loc, err := chromedp.Run(ctx, chromedp.Location())
+			if err != nil {
+				return fmt.Errorf("read the address: %w", err)
+			}
+			if strings.HasPrefix(loc, "chrome-error:") {
+				return errors.New("the page did not load")
+			}
+		}
 		if title, err = chromedp.Run(ctx, chromedp.Title()); err != nil {
 			return fmt.Errorf("read the title: %w", err)
 		}

@@ -797,3 +797,28 @@ func TestBrowserProxy(t *testing.T) {
 		t.Error("the proxy still tunnels after close")
 	}
 }
+
+// TestBrowserProxyFailureAlwaysAnswered checks that a forwarded request
+// whose upstream failed is answered with the proxy's 502 even when the
+// request's context has ended: a handler that writes nothing sends an empty
+// 200, which Goto would read as a blank page that loaded.
+func TestBrowserProxyFailureAlwaysAnswered(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	p, err := startBrowserProxy(netpolicy.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	r := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:9/", nil)
+	w := httptest.NewRecorder()
+	mark := p.mark()
+	p.fail(w, r, syscall.ECONNREFUSED)
+	if w.Code != http.StatusBadGateway || !strings.Contains(w.Header().Get(unreachableHeader), "could not reach 127.0.0.1:9") {
+		t.Errorf("answer = %d, %s header %q; want 502 saying it could not reach 127.0.0.1:9", w.Code, unreachableHeader, w.Header().Get(unreachableHeader))
+	}
+	if f := p.failedSince(mark, []string{"127.0.0.1"}); f == nil {
+		t.Error("the failure was not recorded for Goto")
+	}
+}

@@ -49,7 +49,7 @@ func init() {
 			{Name: "startBrowserProxy", Doc: []string{"startBrowserProxy listens on a loopback port and serves until close."}, Params: []string{"policy"}},
 			{Name: "browserProxy.url", Doc: []string{"url is the value for Chromium's --proxy-server flag."}},
 			{Name: "browserProxy.ServeHTTP", Doc: []string{"ServeHTTP forwards absolute http:// requests and tunnels CONNECT."}, Params: []string{"w", "r"}},
-			{Name: "browserProxy.fail", Doc: []string{"fail answers a forwarded request whose upstream failed."}, Params: []string{"w", "r", "err"}},
+			{Name: "browserProxy.fail", Doc: []string{"fail answers a forwarded request whose upstream failed. It answers even", "when the request's context has ended: a handler that writes nothing sends", "an empty 200, which a browser still waiting would show as a blank page", "that loaded."}, Params: []string{"w", "r", "err"}},
 			{Name: "browserProxy.failed", Doc: []string{"failed records a failure to reach host and answers it: 403 when the", "policy refused the address, 502 otherwise."}, Params: []string{"w", "host", "err"}},
 			{Name: "scrub", Doc: []string{"scrub removes the proxy's own headers from a forwarded answer."}, Params: []string{"resp"}},
 			{Name: "browserProxy.mark", Doc: []string{"mark returns a point in the failure history for failedSince."}},

@@ -117,11 +117,11 @@ func (p *browserProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// fail answers a forwarded request whose upstream failed.
+// fail answers a forwarded request whose upstream failed. It answers even
+// when the request's context has ended: a handler that writes nothing sends
+// an empty 200, which a browser still waiting would show as a blank page
+// that loaded.
 func (p *browserProxy) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil {
-		return // Chromium gave up on the request; nobody reads an answer
-	}
 	p.failed(w, r.URL.Host, err)
 }
 
