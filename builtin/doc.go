@@ -46,11 +46,11 @@
 //	memory      recall       read    -
 //	memory      forget       delete  -
 //	memory      memories     read    returns every key with its value
-//	files       read_file    read    text files up to MaxFileBytes (256 KiB)
+//	files       read_file    read    regular text files only, up to MaxFileBytes (256 KiB)
 //	files       write_file   write   up to MaxFileBytes; atomic; idempotent
 //	files       list_files   read    up to MaxFileResults (200) entries
-//	files       glob         read    up to MaxFileResults matches; ** skips .git
-//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git
+//	files       glob         read    up to MaxFileResults matches; .git skipped unless named; stops when the call ends or after 100,000 entries
+//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git; stops when the call ends, after 100,000 entries or 64 MiB read
 //	files       delete_file  delete  files and empty directories only
 //	shell       run_command  write   approval; ShellTimeout (30 s) kills the process group; ShellMaxOutput (64 KiB)
 //	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY
