@@ -71,18 +71,20 @@
 // root with .., or passes through a symbolic link pointing outside it is
 // refused, and writes go to a temporary file in the same directory that is
 // then renamed, so a file is never seen half-written. Memory writes its file
-// the same way, and refuses to open a file it cannot parse rather than
-// start empty and overwrite it. run_command runs each command in a PID
-// namespace of its own where Linux allows one, so that when the command
-// finishes or times out the kernel kills everything it started, setsid or
-// not (elsewhere, in a process group of its own, killed as a whole), and
-// without the environment variables that look like credentials. web_fetch and the browser reach only
-// public internet addresses unless told otherwise (AllowAddresses,
-// BrowserAllowAddresses).
+// the same way, under a lock that lets several Memory values and processes
+// share it without losing each other's keys, and refuses to open a file it
+// cannot parse, or that breaks its limits, rather than start empty and
+// overwrite it. run_command runs each command in a PID namespace of its own
+// where Linux allows one, so that when the command finishes or times out
+// the kernel kills everything it started, setsid or not (elsewhere, in a
+// process group of its own, killed as a whole), and without the
+// environment variables that look like credentials. web_fetch and the
+// browser reach only public internet addresses unless told otherwise
+// (webfetch.AllowAddresses, browser.BrowserAllowAddresses).
 //
-// TodoList, Memory, Files and Browser are safe for concurrent use; Files and
-// Browser hold resources that Close releases, which an agent does when it is
-// closed.
+// TodoList, Memory, Files and browser.Browser are safe for concurrent use;
+// Files and Browser hold resources that Close releases, which an agent does
+// when it is closed.
 package builtin
 
 // The facts onion reads from this package's doc comments are also compiled
