@@ -43,9 +43,14 @@ const (
 // process, and will again.
 var containFrom atomic.Int32
 
-// initScript is what init runs: the command's shell, not as its last
-// command (which sh would exec, making it init), then its status.
-const initScript = `/bin/sh -c "$1"; exit $?`
+// initScript is what init runs. It mounts a /proc of the new namespace
+// (in a mount namespace of its own, private, so nothing reaches the host),
+// so that the command sees only its own processes and cannot read this
+// process's environment from /proc/<pid>/environ; without mount, or where
+// that is not allowed, the command runs all the same. Then the command's
+// shell, not as the last command (which sh would exec, making it init),
+// and its status.
+const initScript = `mount -t proc proc /proc >/dev/null 2>&1; /bin/sh -c "$1"; exit $?`
 
 // startContained starts /bin/sh -c command, with the process newCmd makes
 // for the argument list it is given, in the best container this process
@@ -75,8 +80,10 @@ func containAttrs(mode int) *syscall.SysProcAttr {
 	switch mode {
 	case containPIDNamespace:
 		attrs.Cloneflags = syscall.CLONE_NEWPID
+		attrs.Unshareflags = syscall.CLONE_NEWNS // Go makes its mounts private
 	case containUserNamespace:
 		attrs.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+		attrs.Unshareflags = syscall.CLONE_NEWNS
 		attrs.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attrs.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	}

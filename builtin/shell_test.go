@@ -224,6 +224,22 @@ func TestShellEnvironmentHoldsNoSecrets(t *testing.T) {
 	}
 }
 
+// TestShellCannotReadAgentEnvironment checks that an allowed read-only
+// command cannot read the agent's environment through /proc either: the
+// command sees a /proc of its own namespace, without the agent in it.
+func TestShellCannotReadAgentEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-agent-key")
+	tool := NewShell(ReadOnlyCommands("cat"))
+	out, err := runShell(t, tool, "cat /proc/"+strconv.Itoa(os.Getpid())+"/environ")
+	skipWithoutNamespaces(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "sk-test-agent-key") {
+		t.Errorf("the command read the agent's environment: %.200q", out)
+	}
+}
+
 func TestShellSecretNames(t *testing.T) {
 	for name, secret := range map[string]bool{
 		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true,
