@@ -6,10 +6,19 @@ import (
 	"strings"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin/internal/toolref"
 )
 
 // knownRefs lists the references Tools knows, in the order its errors name them.
 var knownRefs = []string{"web_search", "web_fetch", "todo", "memory", "files", "shell", "browser"}
+
+// separateRefs names the references whose tools live in a package of their
+// own, which builtin does not import: Tools builds them only in a program
+// that imports that package.
+var separateRefs = map[string]string{
+	"web_fetch": "github.com/onionkit/onion/builtin/webfetch",
+	"browser":   "github.com/onionkit/onion/builtin/browser",
+}
 
 // Tools returns the built-in tools for the named references, each with its
 // defaults, in the order named: the narrowest set that does the job. A
@@ -25,10 +34,17 @@ var knownRefs = []string{"web_search", "web_fetch", "todo", "memory", "files", "
 //	"browser"     goto, page_text, click, type_text, screenshot, new_tab,
 //	              switch_tab, list_tabs, close_tab (Chromium starts on first use)
 //
+// The browser and web_fetch live in packages of their own, so that a
+// program that does not use them does not build Chromium's protocol or an
+// HTML parser: "browser" and "web_fetch" work once the program imports
+// github.com/onionkit/onion/builtin/browser or .../builtin/webfetch, even
+// only for this (import _ "github.com/onionkit/onion/builtin/browser"), and
+// are an error saying so otherwise.
+//
 // A reference named twice counts once; an unknown one is an error naming
 // the known ones. For other settings, call the constructors (NewTodoList,
-// NewMemory, NewFiles, NewShell, NewWebFetch, NewWebSearch, NewBrowser)
-// and pass their results to the agent instead.
+// NewMemory, NewFiles, NewShell, NewWebSearch here; webfetch.NewWebFetch,
+// browser.NewBrowser) and pass their results to the agent instead.
 func Tools(refs ...string) ([]*onion.Tool, error) {
 	var (
 		tools   []*onion.Tool
@@ -71,8 +87,6 @@ func toolsFor(ref string) ([]*onion.Tool, io.Closer, error) {
 		// called, tells the model which environment variables are missing.
 		p, _ := SearchFromEnv()
 		ts = []*onion.Tool{NewWebSearch(p)}
-	case "web_fetch":
-		ts = []*onion.Tool{NewWebFetch()}
 	case "todo":
 		ts, err = onion.ToolsFrom(NewTodoList())
 	case "memory":
@@ -88,12 +102,16 @@ func toolsFor(ref string) ([]*onion.Tool, io.Closer, error) {
 		}
 	case "shell":
 		ts = []*onion.Tool{NewShell()}
-	case "browser":
-		b := NewBrowser()
-		closer = b
-		ts, err = onion.ToolsFrom(b)
 	default:
-		return nil, nil, fmt.Errorf("builtin: unknown tool reference %q: use one of %s", ref, strings.Join(knownRefs, ", "))
+		pkg, separate := separateRefs[ref]
+		if !separate {
+			return nil, nil, fmt.Errorf("builtin: unknown tool reference %q: use one of %s", ref, strings.Join(knownRefs, ", "))
+		}
+		build, ok := toolref.Lookup(ref)
+		if !ok {
+			return nil, nil, fmt.Errorf("builtin: tool reference %q needs package %s, which this program does not import: add import _ %q", ref, pkg, pkg)
+		}
+		ts, closer, err = build()
 	}
 	if err != nil {
 		if closer != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,10 @@ import (
 )
 
 var allRefs = []string{"web_search", "web_fetch", "todo", "memory", "files", "shell", "browser"}
+
+// localRefs are the references whose tools live in this package; the
+// others' packages test them (this test binary does not link them).
+var localRefs = []string{"web_search", "todo", "memory", "files", "shell"}
 
 // docTable reads the table of tools from doc.go and README.md: tool name →
 // "reference intent" — the two must agree with each other and with the code.
@@ -45,8 +50,13 @@ func TestToolsAll(t *testing.T) {
 	t.Setenv("BRAVE_API_KEY", "")
 	t.Setenv("TAVILY_API_KEY", "")
 	table := docTable(t)
+	for name, row := range table {
+		if ref, _, _ := strings.Cut(row, " "); !slices.Contains(localRefs, ref) {
+			delete(table, name)
+		}
+	}
 	seen := map[string]string{}
-	for _, ref := range allRefs {
+	for _, ref := range localRefs {
 		tools, err := Tools(ref)
 		if err != nil {
 			t.Fatalf("Tools(%q): %v", ref, err)
@@ -72,7 +82,7 @@ func TestToolsAll(t *testing.T) {
 	}
 
 	// All at once: no clash, and the order of the references is kept.
-	tools, err := Tools(allRefs...)
+	tools, err := Tools(localRefs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +91,7 @@ func TestToolsAll(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.Name())
 	}
-	if len(names) != len(seen) || names[0] != "web_search" || names[1] != "web_fetch" || names[2] != "add" {
+	if len(names) != len(seen) || names[0] != "web_search" || names[1] != "add" {
 		t.Errorf("Tools(all) = %v", names)
 	}
 	sorted := slices.Sorted(slices.Values(names))
@@ -112,7 +122,6 @@ func TestToolsNarrow(t *testing.T) {
 		{[]string{"memory"}, "remember recall forget memories"},
 		{[]string{"files"}, "read_file write_file list_files glob grep delete_file"},
 		{[]string{"shell"}, "run_command"},
-		{[]string{"web_fetch"}, "web_fetch"},
 		{[]string{"shell", "todo", "shell", "todo"}, "run_command add list complete remove"},
 		{nil, ""},
 	}
@@ -152,6 +161,50 @@ func TestToolsUnknown(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
+}
+
+// TestToolsSeparatePackages checks that the references whose tools live in
+// packages of their own say which package to import when it is not linked
+// in (this test binary links neither), and that builtin does not pull
+// their dependencies into a program that imports only it.
+func TestToolsSeparatePackages(t *testing.T) {
+	for ref, pkg := range map[string]string{
+		"browser":   "github.com/onionkit/onion/builtin/browser",
+		"web_fetch": "github.com/onionkit/onion/builtin/webfetch",
+	} {
+		tools, err := Tools("todo", ref)
+		if err == nil || tools != nil {
+			t.Errorf("Tools(todo, %s) without its package = %v, %v; want an error", ref, tools, err)
+			continue
+		}
+		if want := `import _ "` + pkg + `"`; !strings.Contains(err.Error(), want) {
+			t.Errorf("Tools(%s) error = %q, want it to say %s", ref, err, want)
+		}
+	}
+}
+
+// TestBuiltinDependencies checks that a program using only builtin's own
+// tools builds none of Chromium's protocol, readability or html-to-markdown.
+func TestBuiltinDependencies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/onionkit/onion/builtin").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var nonStd int
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, ".") {
+			nonStd++
+		}
+		for _, heavy := range []string{"github.com/chromedp/", "codeberg.org/readeck/go-readability", "github.com/JohannesKaufmann/html-to-markdown", "golang.org/x/net/html/charset"} {
+			if strings.HasPrefix(dep, heavy) {
+				t.Errorf("builtin depends on %s", dep)
+			}
+		}
+	}
+	t.Logf("builtin depends on %d non-standard packages", nonStd)
 }
 
 func TestToolsStateIsFresh(t *testing.T) {

@@ -1,6 +1,8 @@
 // Package builtin holds the tools that come with onion: a todo list, a
-// memory, a confined directory of files, a shell, web search, web fetch and
-// a headless browser. Each is an ordinary onion tool source — a struct whose
+// memory, a confined directory of files, a shell and web search here, and
+// web fetch and a headless browser in packages of their own
+// (github.com/onionkit/onion/builtin/webfetch and .../builtin/browser), whose
+// heavy dependencies a program builds only if it imports them. Each is an ordinary onion tool source — a struct whose
 // documented methods are the tools, or a func wrapped with onion.NewTool —
 // so besides being useful they show how tools are written: the first
 // paragraph of a method's doc comment is what the model reads, a paragraph
@@ -27,10 +29,13 @@
 //
 // # The tools
 //
-// Every tool name is unique across the package, so any references can be
-// combined. Intent says what a tool does to the world (read, write or
-// delete); run_command also asks the agent's approver before every command
-// unless ReadOnlyCommands lets it through.
+// Every tool name is unique across the packages, so any references can be
+// combined. The intent (read, write or delete) decides how the agent
+// schedules a call: reads of one response run in parallel, the others one
+// after another in order. A tool is a read only if no later call can
+// observe that it ran, so goto and the tab tools are writes: they change
+// what the next browser call acts on. run_command also asks the agent's
+// approver before every command unless ReadOnlyCommands lets it through.
 //
 //	reference   tool         intent  limits
 //	todo        add          write   text up to 500 bytes; at most 1000 tasks
@@ -41,24 +46,24 @@
 //	memory      recall       read    -
 //	memory      forget       delete  -
 //	memory      memories     read    returns every key with its value
-//	files       read_file    read    text files up to MaxFileBytes (256 KiB)
+//	files       read_file    read    regular text files only, up to MaxFileBytes (256 KiB)
 //	files       write_file   write   up to MaxFileBytes; atomic; idempotent
 //	files       list_files   read    up to MaxFileResults (200) entries
-//	files       glob         read    up to MaxFileResults matches; ** skips .git
-//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git
+//	files       glob         read    up to MaxFileResults matches; .git skipped unless named; stops when the call ends or after 100,000 entries
+//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git; stops when the call ends, after 100,000 entries or 64 MiB read
 //	files       delete_file  delete  files and empty directories only
-//	shell       run_command  write   approval; ShellTimeout (30 s) kills the process group; ShellMaxOutput (64 KiB)
+//	shell       run_command  write   approval; nothing it starts outlives the call; ShellTimeout (30 s); ShellMaxOutput (64 KiB); no secret-looking environment variables
 //	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY
 //	web_fetch   web_fetch    read    public http(s) only; MaxBodyBytes (2 MiB); FetchTimeout (20 s); 5 redirects
-//	browser     goto         read    public addresses only; BrowserTimeout (30 s) per call
+//	browser     goto         write   public addresses only; BrowserTimeout (30 s) per call
 //	browser     page_text    read    20,000 characters
 //	browser     click        write   -
 //	browser     type_text    write   -
-//	browser     screenshot   read    writes a PNG under BrowserScreenshotDir only
-//	browser     new_tab      read    -
-//	browser     switch_tab   read    -
+//	browser     screenshot   write   writes a PNG under BrowserScreenshotDir only
+//	browser     new_tab      write   -
+//	browser     switch_tab   write   -
 //	browser     list_tabs    read    -
-//	browser     close_tab    read    -
+//	browser     close_tab    write   -
 //
 // # Safety
 //
@@ -66,16 +71,20 @@
 // root with .., or passes through a symbolic link pointing outside it is
 // refused, and writes go to a temporary file in the same directory that is
 // then renamed, so a file is never seen half-written. Memory writes its file
-// the same way, and refuses to open a file it cannot parse rather than
-// start empty and overwrite it. run_command runs each command in its own
-// process group and kills the whole group when it times out or finishes, so
-// nothing it starts outlives the call. web_fetch and the browser reach only
-// public internet addresses unless told otherwise (AllowAddresses,
-// BrowserAllowAddresses).
+// the same way, under a lock that lets several Memory values and processes
+// share it without losing each other's keys, and refuses to open a file it
+// cannot parse, or that breaks its limits, rather than start empty and
+// overwrite it. run_command runs each command in a PID namespace of its own
+// where Linux allows one, so that when the command finishes or times out
+// the kernel kills everything it started, setsid or not (elsewhere, in a
+// process group of its own, killed as a whole), and without the
+// environment variables that look like credentials. web_fetch and the
+// browser reach only public internet addresses unless told otherwise
+// (webfetch.AllowAddresses, browser.BrowserAllowAddresses).
 //
-// TodoList, Memory, Files and Browser are safe for concurrent use; Files and
-// Browser hold resources that Close releases, which an agent does when it is
-// closed.
+// TodoList, Memory, Files and browser.Browser are safe for concurrent use;
+// Files and Browser hold resources that Close releases, which an agent does
+// when it is closed.
 package builtin
 
 // The facts onion reads from this package's doc comments are also compiled

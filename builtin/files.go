@@ -3,6 +3,7 @@ package builtin
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ const (
 	defaultMaxFileBytes   = 256 << 10 // bytes read or written by one call
 	defaultMaxFileResults = 200       // lines returned by list_files, glob and grep
 	maxWalkEntries        = 100_000   // entries one glob or grep may visit
+	maxGrepBytes          = 64 << 20  // bytes one grep may read
 	maxGrepLine           = 240       // bytes of a matching line shown by grep
 )
 
@@ -104,9 +106,6 @@ func (f *Files) ReadFile(path string) (string, error) {
 	if fi.IsDir() {
 		return "", fmt.Errorf("files: read %s: is a directory: call list_files to see what it holds", p)
 	}
-	if fi.Size() > f.maxBytes {
-		return "", fmt.Errorf("files: read %s: the file is %d bytes, over the limit of %d: call grep to find the lines you need", p, fi.Size(), f.maxBytes)
-	}
 	b, err := f.readCapped(p)
 	if err != nil {
 		return "", err
@@ -117,22 +116,55 @@ func (f *Files) ReadFile(path string) (string, error) {
 	return string(b), nil
 }
 
-// readCapped reads the file at the clean path p, failing if it holds more than
-// f.maxBytes (it may have grown since it was checked).
+// readCapped reads the regular file at the clean path p, failing if it
+// holds more than f.maxBytes. Anything else — a named pipe, a device, a
+// socket — is refused without reading: a pipe with no writer would block
+// the call forever. The file is opened without blocking and then checked,
+// so that what is read is what was checked, even if the path was swapped
+// in between.
 func (f *Files) readCapped(p string) ([]byte, error) {
-	fh, err := f.root.Open(p)
+	if fi, err := f.root.Stat(p); err != nil {
+		return nil, f.fail("read", p, err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, notRegular(p, fi.Mode())
+	}
+	fh, err := f.root.OpenFile(p, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, f.fail("read", p, err)
 	}
 	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, f.fail("read", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(p, fi.Mode())
+	}
+	if fi.Size() > f.maxBytes {
+		return nil, fmt.Errorf("files: read %s: the file is %s, over the limit of %d: call grep to find the lines you need", filepath.ToSlash(p), byteCount(fi.Size()), f.maxBytes)
+	}
 	b, err := io.ReadAll(io.LimitReader(fh, f.maxBytes+1))
 	if err != nil {
 		return nil, f.fail("read", p, err)
 	}
 	if int64(len(b)) > f.maxBytes {
-		return nil, fmt.Errorf("files: read %s: the file is over the limit of %d bytes: call grep to find the lines you need", p, f.maxBytes)
+		return nil, fmt.Errorf("files: read %s: the file is over the limit of %d bytes: call grep to find the lines you need", filepath.ToSlash(p), f.maxBytes)
 	}
 	return b, nil
+}
+
+// notRegular is the error for reading something that is not a file.
+func notRegular(p string, mode fs.FileMode) error {
+	what := "is not a regular file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "is a named pipe, not a regular file"
+	case mode&fs.ModeSocket != 0:
+		what = "is a socket, not a regular file"
+	case mode&fs.ModeDevice != 0:
+		what = "is a device, not a regular file"
+	}
+	return fmt.Errorf("files: read %s: %s: only regular files can be read", filepath.ToSlash(p), what)
 }
 
 // WriteFile creates a file or replaces its whole content, creating missing
@@ -148,7 +180,7 @@ func (f *Files) WriteFile(path, content string) (string, error) {
 		return "", err
 	}
 	if int64(len(content)) > f.maxBytes {
-		return "", fmt.Errorf("files: write %s: the content is %d bytes, over the limit of %d: split it across several files", p, len(content), f.maxBytes)
+		return "", fmt.Errorf("files: write %s: the content is %s, over the limit of %d: split it across several files", p, byteCount(int64(len(content))), f.maxBytes)
 	}
 	var keep fs.FileMode // the mode of the file replaced, if any
 	switch fi, err := f.root.Stat(p); {
@@ -168,7 +200,7 @@ func (f *Files) WriteFile(path, content string) (string, error) {
 	if err := f.writeAtomic(p, dir, []byte(content), keep); err != nil {
 		return "", f.fail("write", p, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(content), filepath.ToSlash(p)), nil
+	return fmt.Sprintf("wrote %s to %s", byteCount(int64(len(content))), filepath.ToSlash(p)), nil
 }
 
 // writeAtomic writes data to a new temporary file in dir and renames it over
@@ -250,7 +282,7 @@ func (f *Files) ListFiles(path string) (string, error) {
 			fmt.Fprintf(&b, "%s (symbolic link)\n", e.Name())
 		default:
 			if info, err := e.Info(); err == nil {
-				fmt.Fprintf(&b, "%s (%d bytes)\n", e.Name(), info.Size())
+				fmt.Fprintf(&b, "%s (%s)\n", e.Name(), byteCount(info.Size()))
 			} else {
 				fmt.Fprintf(&b, "%s\n", e.Name())
 			}
@@ -262,12 +294,12 @@ func (f *Files) ListFiles(path string) (string, error) {
 // Glob finds files and directories whose path matches a pattern, one a line,
 // sorted. The pattern uses * (any characters except /), ? (one character),
 // [abc] (one of a set), and ** (any number of directories, as in "**/*.go").
-// .git directories are skipped by **.
+// .git directories are skipped unless the pattern names .git.
 //
 // pattern: the pattern, relative to the workspace root, such as "src/*.go" or "**/*_test.go"
 //
 //onion:intent read
-func (f *Files) Glob(pattern string) (string, error) {
+func (f *Files) Glob(ctx context.Context, pattern string) (string, error) {
 	if pattern == "" {
 		return "", errors.New("files: glob: pattern is empty: give one such as \"**/*.go\"")
 	}
@@ -275,71 +307,150 @@ func (f *Files) Glob(pattern string) (string, error) {
 		return "", err
 	}
 	pattern = path.Clean(filepath.ToSlash(pattern))
-	segs := strings.Split(pattern, "/")
-	for _, s := range segs {
-		if _, err := path.Match(s, ""); err != nil {
-			return "", fmt.Errorf("files: glob %q: %w: check the brackets and escapes", pattern, err)
-		}
+	pat, err := compileGlob(pattern)
+	if err != nil {
+		return "", err
 	}
-	fsys := f.root.FS()
+	w := &walkBudget{ctx: ctx, entries: maxWalkEntries}
 	var matches []string
-	stopped := false
-	if !slices.Contains(segs, "**") {
-		m, err := fs.Glob(fsys, pattern)
+	// walk visits the entries of dir, whose path from the root matched the
+	// pattern up to the states in at.
+	var walk func(dir string, at globStates) error
+	walk = func(dir string, at globStates) error {
+		entries, err := fs.ReadDir(f.root.FS(), dir)
 		if err != nil {
-			return "", fmt.Errorf("files: glob %q: %w", pattern, err)
+			return nil // unreadable directories are skipped, not fatal
 		}
-		matches = m
-	} else {
-		visited := 0
-		err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable entries are skipped, not fatal
+		for _, e := range entries {
+			if err := w.step(1); err != nil {
+				return err
 			}
-			if visited++; visited > maxWalkEntries {
-				stopped = true
-				return fs.SkipAll
+			if e.IsDir() && e.Name() == ".git" && !pat.namesGit {
+				continue
 			}
-			if d.IsDir() && d.Name() == ".git" {
-				return fs.SkipDir
+			next := pat.advance(at, e.Name())
+			if len(next) == 0 {
+				continue
 			}
-			if p != "." && matchSegments(segs, strings.Split(p, "/")) {
+			p := path.Join(dir, e.Name())
+			if pat.matches(next) {
 				matches = append(matches, p)
 			}
-			return nil
-		})
-		if err != nil {
-			return "", f.fail("glob", ".", err)
+			if e.IsDir() && pat.descends(next) {
+				if err := walk(p, next); err != nil {
+					return err
+				}
+			}
 		}
+		return nil
 	}
-	if len(matches) == 0 {
+	err = walk(".", pat.start())
+	if err != nil && !errors.Is(err, errBudget) {
+		return "", fmt.Errorf("files: glob %q: stopped: %w", pattern, err)
+	}
+	if len(matches) == 0 && err == nil {
 		return fmt.Sprintf("no files match %q", pattern), nil
 	}
 	slices.Sort(matches)
-	return f.joinCapped(matches, stopped, "matches", "narrow the pattern"), nil
+	return f.joinCapped(matches, err != nil, "matches", "narrow the pattern"), nil
 }
 
-// matchSegments reports whether the path segments name match the pattern
-// segments pat, where a "**" segment matches any number of segments.
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
+// maxGlobSegments bounds the segments of a glob pattern.
+const maxGlobSegments = 64
+
+// globPattern is a compiled glob: its segments, matched against a path's
+// segments by a set of positions in the pattern (an NFA), so that any
+// number of ** costs time in proportion to the pattern's length, never
+// exponential in it.
+type globPattern struct {
+	segs     []string // "**" stands for any number of path segments
+	namesGit bool     // a segment is literally ".git"
+}
+
+// globStates are the positions in the pattern reached so far, ascending.
+type globStates []int
+
+func compileGlob(pattern string) (*globPattern, error) {
+	var segs []string
+	for _, s := range strings.Split(pattern, "/") {
+		if _, err := path.Match(s, ""); err != nil {
+			return nil, fmt.Errorf("files: glob %q: %w: check the brackets and escapes", pattern, err)
 		}
-		if len(name) == 0 {
-			return false
+		if s == "**" && len(segs) > 0 && segs[len(segs)-1] == "**" {
+			continue // **/** is **
 		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		segs = append(segs, s)
 	}
-	return len(name) == 0
+	if len(segs) > maxGlobSegments {
+		return nil, fmt.Errorf("files: glob: the pattern has %d segments, over the limit of %d: shorten it", len(segs), maxGlobSegments)
+	}
+	return &globPattern{segs: segs, namesGit: slices.Contains(segs, ".git")}, nil
+}
+
+// start returns the states before any segment of a path.
+func (g *globPattern) start() globStates { return g.closure(globStates{0}) }
+
+// closure adds the positions reached by letting each ** match nothing.
+func (g *globPattern) closure(st globStates) globStates {
+	for i := 0; i < len(st); i++ {
+		if n := st[i]; n < len(g.segs) && g.segs[n] == "**" && !slices.Contains(st, n+1) {
+			st = append(st, n+1)
+		}
+	}
+	slices.Sort(st)
+	return st
+}
+
+// advance returns the states after one more path segment, name.
+func (g *globPattern) advance(st globStates, name string) globStates {
+	var next globStates
+	add := func(n int) {
+		if !slices.Contains(next, n) {
+			next = append(next, n)
+		}
+	}
+	for _, n := range st {
+		if n == len(g.segs) {
+			continue
+		}
+		if g.segs[n] == "**" {
+			add(n) // ** takes this segment and may take more
+			continue
+		}
+		if ok, _ := path.Match(g.segs[n], name); ok {
+			add(n + 1)
+		}
+	}
+	return g.closure(next)
+}
+
+// matches reports whether a path that reached st matches the whole pattern.
+func (g *globPattern) matches(st globStates) bool { return slices.Contains(st, len(g.segs)) }
+
+// descends reports whether a longer path may still match.
+func (g *globPattern) descends(st globStates) bool { return len(st) > 0 && st[0] < len(g.segs) }
+
+// errBudget ends a walk that used up its budget; the results so far stand.
+var errBudget = errors.New("the walk used up its budget")
+
+// walkBudget bounds one glob or grep: by the call's context, and by the
+// entries it visits and the bytes it reads.
+type walkBudget struct {
+	ctx     context.Context
+	entries int   // entries left to visit
+	bytes   int64 // bytes left to read; grep only
+}
+
+// step spends n entries, failing once the budget is gone or the context
+// ended.
+func (w *walkBudget) step(n int) error {
+	if err := w.ctx.Err(); err != nil {
+		return context.Cause(w.ctx)
+	}
+	if w.entries -= n; w.entries < 0 {
+		return errBudget
+	}
+	return nil
 }
 
 // Grep searches text files for lines matching a regular expression and
@@ -350,7 +461,7 @@ func matchSegments(pat, name []string) bool {
 // path: a file or directory to search, relative to the workspace root; "" or "." for everything
 //
 //onion:intent read
-func (f *Files) Grep(pattern, path string) (string, error) {
+func (f *Files) Grep(ctx context.Context, pattern, path string) (string, error) {
 	if pattern == "" {
 		return "", errors.New("files: grep: pattern is empty: give a regular expression")
 	}
@@ -366,18 +477,15 @@ func (f *Files) Grep(pattern, path string) (string, error) {
 		return "", f.fail("grep", p, err)
 	}
 	var (
-		fsys    = f.root.FS()
-		out     []string
-		visited int
-		stopped bool
+		w   = &walkBudget{ctx: ctx, entries: maxWalkEntries, bytes: maxGrepBytes}
+		out []string
 	)
-	err = fs.WalkDir(fsys, filepath.ToSlash(p), func(name string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(f.root.FS(), filepath.ToSlash(p), func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped, not fatal
 		}
-		if visited++; visited > maxWalkEntries {
-			stopped = true
-			return fs.SkipAll
+		if err := w.step(1); err != nil {
+			return err
 		}
 		if d.IsDir() {
 			if d.Name() == ".git" {
@@ -395,6 +503,9 @@ func (f *Files) Grep(pattern, path string) (string, error) {
 		if err != nil || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
 			return nil
 		}
+		if w.bytes -= int64(len(b)); w.bytes < 0 {
+			return errBudget
+		}
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(nil, len(b)+1)
 		for n := 1; sc.Scan(); n++ {
@@ -403,8 +514,7 @@ func (f *Files) Grep(pattern, path string) (string, error) {
 				continue
 			}
 			if len(out) == f.maxResults {
-				stopped = true
-				return fs.SkipAll
+				return errBudget
 			}
 			if len(line) > maxGrepLine {
 				line = strings.ToValidUTF8(line[:maxGrepLine], "") + "…"
@@ -413,13 +523,13 @@ func (f *Files) Grep(pattern, path string) (string, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return "", f.fail("grep", p, err)
+	if err != nil && !errors.Is(err, errBudget) {
+		return "", fmt.Errorf("files: grep %q in %s: stopped: %w", pattern, filepath.ToSlash(p), err)
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && err == nil {
 		return fmt.Sprintf("no matches for %q in %s", pattern, filepath.ToSlash(p)), nil
 	}
-	return f.joinCapped(out, stopped, "matches", "narrow the pattern or the path"), nil
+	return f.joinCapped(out, err != nil, "matches", "narrow the pattern or the path"), nil
 }
 
 // joinCapped joins lines, cutting them at f.maxResults and saying so.
@@ -474,7 +584,9 @@ func (f *Files) clean(op, p string, emptyIsRoot bool) (string, error) {
 	return c, nil
 }
 
-// fail turns an error from the root into one the model can act on.
+// fail turns an error from the root into one the model can act on: a plain
+// sentence, without the system call that failed ("statat", "openat"), which
+// errors.Is and errors.As still find underneath.
 func (f *Files) fail(op, p string, err error) error {
 	p = filepath.ToSlash(p)
 	var pe *fs.PathError
@@ -483,9 +595,35 @@ func (f *Files) fail(op, p string, err error) error {
 	case errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent":
 		return fmt.Errorf("files: %s %s: %w through a symbolic link: only files under the root can be used", op, p, errOutsideRoot)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("files: %s %s: no such file or directory: call list_files or glob to find the right path: %w", op, p, err)
+		return &fileError{fmt.Sprintf("files: %s %s: no such file or directory: call list_files or glob to find the right path", op, p), err}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("files: %s %s: permission denied: %w", op, p, err)
+		return &fileError{fmt.Sprintf("files: %s %s: permission denied", op, p), err}
 	}
-	return fmt.Errorf("files: %s %s: %w", op, p, err)
+	why := err.Error()
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		why = pe.Err.Error()
+	case errors.As(err, &le):
+		why = le.Err.Error()
+	}
+	return &fileError{fmt.Sprintf("files: %s %s: %s", op, p, why), err}
+}
+
+// fileError is an error of the file tools whose text is written for the
+// model; err is the cause, for errors.Is and errors.As.
+type fileError struct {
+	msg string
+	err error
+}
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.err }
+
+// byteCount says n bytes in words: "1 byte", "7 bytes".
+func byteCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -3,6 +3,8 @@ package builtin
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,9 +123,9 @@ func TestFilesRefusesEscapes(t *testing.T) {
 		{"write through symlinked dir", func() (string, error) { return f.WriteFile("rel-dir/new.txt", "x") }, "through a symbolic link"},
 		{"list outside", func() (string, error) { return f.ListFiles("out-dir") }, "through a symbolic link"},
 		{"list dotdot", func() (string, error) { return f.ListFiles("..") }, ".. climbs above the root"},
-		{"glob dotdot", func() (string, error) { return f.Glob("../*") }, ".. climbs above the root"},
-		{"glob absolute", func() (string, error) { return f.Glob("/etc/*") }, "the path is absolute"},
-		{"grep outside", func() (string, error) { return f.Grep("secret", "rel-dir") }, "through a symbolic link"},
+		{"glob dotdot", func() (string, error) { return f.Glob(t.Context(), "../*") }, ".. climbs above the root"},
+		{"glob absolute", func() (string, error) { return f.Glob(t.Context(), "/etc/*") }, "the path is absolute"},
+		{"grep outside", func() (string, error) { return f.Grep(t.Context(), "secret", "rel-dir") }, "through a symbolic link"},
 		{"delete dotdot", func() (string, error) { return f.DeleteFile("../" + filepath.Base(outside) + "/secret.txt") }, ".. climbs above the root"},
 		{"delete absolute", func() (string, error) { return f.DeleteFile(secret) }, "the path is absolute"},
 		{"delete through symlinked dir", func() (string, error) { return f.DeleteFile("out-dir/secret.txt") }, "through a symbolic link"},
@@ -143,10 +145,10 @@ func TestFilesRefusesEscapes(t *testing.T) {
 		t.Errorf("outside dir holds %d entries, want 1", len(entries))
 	}
 	// Searches skip what lies outside instead of reading it.
-	if got, err := f.Grep("secret", ""); err != nil || strings.Contains(got, "secret.txt") {
+	if got, err := f.Grep(t.Context(), "secret", ""); err != nil || strings.Contains(got, "secret.txt") {
 		t.Errorf("grep everything = %q, %v", got, err)
 	}
-	if got, err := f.Glob("**/secret.txt"); err != nil || strings.Contains(got, "out-dir/secret.txt") {
+	if got, err := f.Glob(t.Context(), "**/secret.txt"); err != nil || strings.Contains(got, "out-dir/secret.txt") {
 		t.Errorf("glob = %q, %v", got, err)
 	}
 }
@@ -176,7 +178,7 @@ func TestFilesSizeLimits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("oversize write left a file: %v", err)
 	}
-	if got, _ := f.Grep("x", ""); strings.Contains(got, "big.txt") || !strings.Contains(got, "ok.txt:1:") {
+	if got, _ := f.Grep(t.Context(), "x", ""); strings.Contains(got, "big.txt") || !strings.Contains(got, "ok.txt:1:") {
 		t.Errorf("grep = %q, want ok.txt only", got)
 	}
 }
@@ -195,11 +197,11 @@ func TestFilesBadInput(t *testing.T) {
 		{"write dir", func() (string, error) { return f.WriteFile("dir", "x") }, "is a directory"},
 		{"list file", func() (string, error) { return f.ListFiles("bin") }, "is a file"},
 		{"list missing", func() (string, error) { return f.ListFiles("nope") }, "no such file"},
-		{"glob empty", func() (string, error) { return f.Glob("") }, "pattern is empty"},
-		{"glob bad", func() (string, error) { return f.Glob("[a") }, "syntax error in pattern"},
-		{"grep bad regexp", func() (string, error) { return f.Grep("(", "") }, "bad regular expression"},
-		{"grep empty", func() (string, error) { return f.Grep("", "") }, "pattern is empty"},
-		{"grep missing path", func() (string, error) { return f.Grep("x", "nope") }, "no such file"},
+		{"glob empty", func() (string, error) { return f.Glob(t.Context(), "") }, "pattern is empty"},
+		{"glob bad", func() (string, error) { return f.Glob(t.Context(), "[a") }, "syntax error in pattern"},
+		{"grep bad regexp", func() (string, error) { return f.Grep(t.Context(), "(", "") }, "bad regular expression"},
+		{"grep empty", func() (string, error) { return f.Grep(t.Context(), "", "") }, "pattern is empty"},
+		{"grep missing path", func() (string, error) { return f.Grep(t.Context(), "x", "nope") }, "no such file"},
 		{"delete root", func() (string, error) { return f.DeleteFile(".") }, "refusing to delete the workspace root"},
 		{"delete full dir", func() (string, error) { return f.DeleteFile("dir") }, "not empty"},
 		{"delete missing", func() (string, error) { return f.DeleteFile("nope") }, "no such file"},
@@ -234,7 +236,7 @@ func TestFilesGlob(t *testing.T) {
 		{"*.rs", `no files match "*.rs"`},
 	}
 	for _, tt := range tests {
-		got, err := f.Glob(tt.pattern)
+		got, err := f.Glob(t.Context(), tt.pattern)
 		if err != nil || got != tt.want {
 			t.Errorf("Glob(%q) = %q, %v; want %q", tt.pattern, got, err, tt.want)
 		}
@@ -249,17 +251,17 @@ func TestFilesGrep(t *testing.T) {
 		".git/c.go":  "func Hidden() {}\n",
 		"binary.bin": "func\x00\n",
 	})
-	got, err := f.Grep(`^func [A-Z]`, "")
+	got, err := f.Grep(t.Context(), `^func [A-Z]`, "")
 	if want := "a.go:3: func One() {}\nsub/b.go:2: func Three() {}"; err != nil || got != want {
 		t.Errorf("Grep = %q, %v; want %q", got, err, want)
 	}
-	if got, _ := f.Grep(`Three`, "sub/b.go"); got != "sub/b.go:2: func Three() {}" {
+	if got, _ := f.Grep(t.Context(), `Three`, "sub/b.go"); got != "sub/b.go:2: func Three() {}" {
 		t.Errorf("Grep in one file = %q", got)
 	}
-	if got, _ := f.Grep(`yyy`, "long.txt"); len(got) > maxGrepLine+50 || !strings.HasSuffix(got, "…") {
+	if got, _ := f.Grep(t.Context(), `yyy`, "long.txt"); len(got) > maxGrepLine+50 || !strings.HasSuffix(got, "…") {
 		t.Errorf("long line not shortened: %d bytes", len(got))
 	}
-	if got, _ := f.Grep(`nothing`, "sub"); got != `no matches for "nothing" in sub` {
+	if got, _ := f.Grep(t.Context(), `nothing`, "sub"); got != `no matches for "nothing" in sub` {
 		t.Errorf("no match = %q", got)
 	}
 }
@@ -270,11 +272,11 @@ func TestFilesResultCap(t *testing.T) {
 		files[n+".md"] = ""
 	}
 	f, _ := newTestFiles(t, files, MaxFileResults(3))
-	got, _ := f.Grep("match", "many.txt")
+	got, _ := f.Grep(t.Context(), "match", "many.txt")
 	if lines := strings.Split(got, "\n"); len(lines) != 4 || !strings.Contains(lines[3], "stopped early") {
 		t.Errorf("capped grep = %q", got)
 	}
-	got, _ = f.Glob("*.md")
+	got, _ = f.Glob(t.Context(), "*.md")
 	if lines := strings.Split(got, "\n"); len(lines) != 4 || lines[3] != "... 2 more matches not shown: narrow the pattern" {
 		t.Errorf("capped glob = %q", got)
 	}
@@ -289,5 +291,78 @@ func TestFilesErrorThroughTool(t *testing.T) {
 	_, err := toolsByName(t, f)["read_file"].Call(context.Background(), `{"path":"../etc/passwd"}`)
 	if !errors.Is(err, errOutsideRoot) {
 		t.Errorf("read_file outside via Call: %v", err)
+	}
+}
+
+// TestFilesPlainMessages checks that what the model reads is plain
+// sentences: no system call names from the os package ("statat",
+// "removeat"), and "1 byte", not "1 bytes".
+func TestFilesPlainMessages(t *testing.T) {
+	f, _ := newTestFiles(t, map[string]string{"full/a.txt": "x"})
+	tools := toolsByName(t, f)
+	tests := []struct {
+		tool, args string
+		want       string // the whole text the model reads
+	}{
+		{"read_file", `{"path":"missing.txt"}`, "files: read missing.txt: no such file or directory: call list_files or glob to find the right path"},
+		{"list_files", `{"path":"nope"}`, "files: list nope: no such file or directory: call list_files or glob to find the right path"},
+		{"grep", `{"pattern":"x","path":"nope"}`, "files: grep nope: no such file or directory: call list_files or glob to find the right path"},
+		{"delete_file", `{"path":"missing.txt"}`, "files: delete missing.txt: no such file or directory: call list_files or glob to find the right path"},
+		{"write_file", `{"path":"full/a.txt/b.txt","content":"x"}`, "files: write full/a.txt/b.txt: not a directory"},
+		{"write_file", `{"path":"one.txt","content":"x"}`, "wrote 1 byte to one.txt"},
+		{"list_files", `{"path":"full"}`, "a.txt (1 byte)"},
+	}
+	for _, tt := range tests {
+		got, err := tools[tt.tool].Call(t.Context(), tt.args)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s %s = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+	// The cause is still there for programs.
+	if _, err := f.ReadFile("missing.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(missing) = %v, want it to wrap fs.ErrNotExist", err)
+	}
+}
+
+// TestFilesGlobManyDoubleStars checks that patterns with many ** take time
+// in proportion to the pattern and the tree, not exponential time: thirty
+// **/ segments, together or each followed by a name, on a tree forty
+// directories deep.
+func TestFilesGlobManyDoubleStars(t *testing.T) {
+	deep := strings.Repeat("d/", 40) + "leaf.txt"
+	f, _ := newTestFiles(t, map[string]string{deep: "x", "other.txt": "y"})
+	for _, pattern := range []string{
+		strings.Repeat("**/", 30) + "leaf.txt",
+		strings.Repeat("**/d/", 30) + "**/leaf.txt",
+		strings.Repeat("**/", 30) + "nothing.txt",
+	} {
+		want := deep
+		if strings.HasSuffix(pattern, "nothing.txt") {
+			want = fmt.Sprintf("no files match %q", pattern)
+		}
+		got, err := f.Glob(t.Context(), pattern)
+		if err != nil || got != want {
+			t.Errorf("Glob(%.30s…) = %q, %v; want %q", pattern, got, err, want)
+		}
+	}
+	if _, err := f.Glob(t.Context(), strings.Repeat("d/", maxGlobSegments)+"x"); err == nil || !strings.Contains(err.Error(), "segments, over the limit") {
+		t.Errorf("Glob with %d segments: error = %v, want the limit", maxGlobSegments+1, err)
+	}
+}
+
+// TestFilesWalkStopsWithContext checks that glob and grep stop when the
+// call's context ends (as when the tool's timeout passes), saying so.
+func TestFilesWalkStopsWithContext(t *testing.T) {
+	f, _ := newTestFiles(t, map[string]string{"a/b.txt": "match", "c.txt": "match"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if got, err := f.Glob(ctx, "**/*.txt"); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("Glob with an ended context = %q, %v; want it stopped", got, err)
+	}
+	if got, err := f.Grep(ctx, "match", ""); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("Grep with an ended context = %q, %v; want it stopped", got, err)
 	}
 }

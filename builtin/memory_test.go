@@ -2,8 +2,10 @@ package builtin
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -214,5 +216,130 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+// TestMemoryTwoInstancesShareFile has two Memory values on one file, in
+// one process, remember 50 keys each at the same time: every key must be
+// kept, and each value sees what the other wrote.
+func TestMemoryTwoInstancesShareFile(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	path := filepath.Join(t.TempDir(), "memory.json")
+	a, err := NewMemory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewMemory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, m := range []struct {
+		name string
+		mem  *Memory
+	}{{"a", a}, {"b", b}} {
+		wg.Go(func() {
+			for i := range 50 {
+				if err := m.mem.Remember(fmt.Sprintf("%s%02d", m.name, i), "v"); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := len(a.Memories()); got != 100 {
+		t.Errorf("a sees %d keys, want 100", got)
+	}
+	if v, err := b.Recall("a07"); err != nil || v != "v" {
+		t.Errorf("b.Recall(a07) = %q, %v; want what a wrote", v, err)
+	}
+	if err := b.Forget("a00"); err != nil {
+		t.Errorf("b.Forget(a00), a key a wrote: %v", err)
+	}
+	c, err := NewMemory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(c.Memories()); got != 99 {
+		t.Errorf("the file holds %d keys, want 99", got)
+	}
+}
+
+// TestMemoryProcessesShareFile runs four processes (this test binary again)
+// that remember 50 keys each in one file at the same time: all 200 must be
+// kept.
+func TestMemoryProcessesShareFile(t *testing.T) {
+	if path := os.Getenv("ONION_MEMORY_HELPER_FILE"); path != "" {
+		m, err := NewMemory(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := os.Getenv("ONION_MEMORY_HELPER_PREFIX")
+		for i := range 50 {
+			if err := m.Remember(fmt.Sprintf("%s-%02d", prefix, i), "v"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	path := filepath.Join(t.TempDir(), "memory.json")
+	var cmds []*exec.Cmd
+	for i := range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryProcessesShareFile$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "ONION_MEMORY_HELPER_FILE="+path, fmt.Sprintf("ONION_MEMORY_HELPER_PREFIX=p%d", i))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("helper %d:\n%s", i, out.String())
+			}
+		})
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("helper %d: %v", i, err)
+		}
+	}
+	m, err := NewMemory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.Memories()); got != 200 {
+		t.Errorf("four processes × 50 keys kept %d, want 200", got)
+	}
+}
+
+// TestMemoryLimitsOnLoad checks that a file holding what the tools would
+// refuse to store is refused, naming what is wrong, and left untouched.
+func TestMemoryLimitsOnLoad(t *testing.T) {
+	many := map[string]string{}
+	for i := range maxMemoryEntries + 1 {
+		many[fmt.Sprint(i)] = "v"
+	}
+	manyJSON, _ := json.Marshal(many)
+	for name, tt := range map[string]struct{ content, want string }{
+		"long key":    {`{"` + strings.Repeat("k", 250) + `":"v"}`, "key is 250 bytes, over the limit of 200"},
+		"long value":  {`{"k":"` + strings.Repeat("v", 5000) + `"}`, "value is 5000 bytes, over the limit of 4096"},
+		"empty value": {`{"k":""}`, "value is empty"},
+		"blank key":   {`{" ":"v"}`, "key is empty"},
+		"too many":    {string(manyJSON), "holds 1001 keys, over the limit of 1000"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "memory.json")
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := NewMemory(path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "fix or move the file") {
+				t.Errorf("NewMemory = %v, want an error saying %q", err, tt.want)
+			}
+			if b, _ := os.ReadFile(path); string(b) != tt.content {
+				t.Error("the file was changed")
+			}
+		})
 	}
 }

@@ -128,3 +128,22 @@ func webHTMLAttr(n *html.Node, key string) string {
 	}
 	return ""
 }
+
+// webHTMLText returns the text below n with its white space collapsed.
+func webHTMLText(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.Join(strings.Fields(b.String()), " ")
+}

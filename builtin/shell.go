@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +27,7 @@ const (
 const shellMeta = ";|&`$()<>\n\r"
 
 // shellDescription is what the model reads about run_command.
-const shellDescription = `Run a shell command with /bin/sh -c and return its combined standard output and error, ending with its exit code. A command that exits non-zero is not a failure of this tool: read the output to see what went wrong. Commands run without a terminal and without standard input, and are killed when they run past the time limit, so do not start interactive programs or servers that never exit.`
+const shellDescription = `Run a shell command with /bin/sh -c and return its combined standard output and error, ending with its exit code. A command that exits non-zero is not a failure of this tool: read the output to see what went wrong. Commands run without a terminal and without standard input, and are killed when they run past the time limit; whatever a command starts in the background ends with it. So do not start interactive programs, or servers meant to outlive the command.`
 
 // ShellOption configures the tool made by NewShell.
 type ShellOption func(*shell)
@@ -62,13 +63,44 @@ func ShellMaxOutput(n int) ShellOption {
 // ReadOnlyCommands lets commands whose first word is one of names run without
 // asking for approval, as long as the command line holds none of the shell
 // characters ; | & ` $ ( ) > < or a newline. List only programs that cannot
-// change anything whatever their arguments (such as "ls", "pwd", "cat",
-// "wc", "date"): "find" can delete and "git" can push.
+// change anything whatever their arguments, such as "ls", "pwd", "wc" or
+// "cat". Many that look harmless are not: "date -s" sets the clock, "find
+// -delete" deletes, "sed -i" edits, "git" can push, and "env", "xargs",
+// "nice" or "timeout" run any program they are given. A read-only command
+// still reads whatever this process may read: the environment it sees
+// holds no secret-looking variables (see ShellPassEnv), but files can.
 func ReadOnlyCommands(names ...string) ShellOption {
 	return func(s *shell) {
 		for _, n := range names {
 			if n != "" {
 				s.readOnly[n] = true
+			}
+		}
+	}
+}
+
+// ShellPassEnv passes the named environment variables of this process to
+// commands although their names look secret. By default commands see this
+// process's environment without the variables whose names hold KEY, TOKEN,
+// SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, COOKIE, DSN or PRIVATE,
+// or have a part AUTH, OAUTH, AUTHORIZATION, PASS or PAT between
+// underscores (OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+// SSH_AUTH_SOCK…): the agent's own credentials are not the model's to read.
+func ShellPassEnv(names ...string) ShellOption {
+	return func(s *shell) {
+		for _, n := range names {
+			s.passEnv[n] = true
+		}
+	}
+}
+
+// ShellEnv sets environment variables for commands, each "NAME=value",
+// over what they inherit; entries without "=" are ignored.
+func ShellEnv(vars ...string) ShellOption {
+	return func(s *shell) {
+		for _, v := range vars {
+			if name, _, ok := strings.Cut(v, "="); ok && name != "" {
+				s.setEnv = append(s.setEnv, v)
 			}
 		}
 	}
@@ -80,6 +112,47 @@ type shell struct {
 	dir       string
 	maxOutput int
 	readOnly  map[string]bool // first words that need no approval
+	passEnv   map[string]bool // secret-looking variables passed anyway
+	setEnv    []string        // NAME=value, set over the inherited ones
+}
+
+// environ returns the environment of a command: this process's, without
+// the secret-looking variables not passed by ShellPassEnv, with ShellEnv's
+// over it.
+func (s *shell) environ() []string {
+	env := make([]string, 0, len(os.Environ())+len(s.setEnv))
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if s.passEnv[name] || !secretName(name) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, s.setEnv...) // exec keeps the last of duplicates
+}
+
+// secretWords mark a variable's name as holding a credential wherever
+// they appear in it; secretParts only as a whole part of it, between
+// underscores (GIT_AUTHOR_NAME is not secret, SSH_AUTH_SOCK is).
+var (
+	secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "COOKIE", "DSN", "PRIVATE"}
+	secretParts = []string{"AUTH", "OAUTH", "AUTHORIZATION", "PASS", "PAT"}
+)
+
+// secretName reports whether an environment variable's name looks like it
+// holds a credential.
+func secretName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(upper, w) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(upper, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if slices.Contains(secretParts, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // commandArgs are the arguments of run_command.
@@ -92,7 +165,7 @@ type commandArgs struct {
 // first, except those allowed by ReadOnlyCommands. It panics only if the
 // onion package rejects the tool, which is a bug.
 func NewShell(opts ...ShellOption) *onion.Tool {
-	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}}
+	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}, passEnv: map[string]bool{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -134,18 +207,24 @@ func (s *shell) run(ctx context.Context, args commandArgs) (string, error) {
 	defer cancel()
 
 	out := &cappedBuffer{max: s.maxOutput}
-	cmd := exec.CommandContext(runCtx, "/bin/sh", "-c", args.Command)
-	cmd.Dir = s.dir
-	cmd.Stdout, cmd.Stderr = out, out // one writer: exec serialises the writes
-	// Its own process group, so that the command's children can be killed
-	// with it: pgid == pid of the shell.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	// A process that left the group may hold the output pipe open; stop
-	// reading after this long instead of waiting for it.
-	cmd.WaitDelay = time.Second
-
-	err := cmd.Run()
+	cmd, err := startContained(args.Command, func(argv ...string) *exec.Cmd {
+		cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+		cmd.Dir = s.dir
+		cmd.Env = s.environ()
+		cmd.Stdout, cmd.Stderr = out, out // one writer: exec serialises the writes
+		cmd.Cancel = func() error {
+			cmd.Process.Kill() // the first process of its namespace: the rest die with it
+			return killGroup(cmd.Process.Pid)
+		}
+		// A process that escaped the process group (where no namespace
+		// holds it) may keep the output pipe open; stop reading after
+		// this long instead of waiting for it.
+		cmd.WaitDelay = time.Second
+		return cmd
+	})
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if cmd.Process != nil {
 		// Background processes the command left behind die with it.
 		killGroup(cmd.Process.Pid)

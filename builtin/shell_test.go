@@ -6,6 +6,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,6 +39,9 @@ func TestShellOutputAndExitCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := runShell(t, tool, tt.command)
+		if tt.command == "kill -9 $$" && got == "Killed\n[exit code 137]" {
+			continue // in a PID namespace, the shell's parent reports its death as 128+9
+		}
 		if err != nil || !strings.Contains(got, tt.want) {
 			t.Errorf("%q = %q, %v; want %q", tt.command, got, err, tt.want)
 		}
@@ -69,58 +75,203 @@ func TestShellDefinition(t *testing.T) {
 	}
 }
 
+// markProcesses gives every process a command starts an environment
+// variable naming this test, and returns a func listing the processes
+// other than this one that still carry it, read from /proc.
+func markProcesses(t *testing.T) (survivors func() []string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skipf("no /proc to look for processes in: %v", err)
+	}
+	mark := "ONION_SHELL_TEST_MARK=" + t.Name() + "-" + strconv.Itoa(os.Getpid())
+	name, value, _ := strings.Cut(mark, "=")
+	t.Setenv(name, value)
+	return func() []string {
+		t.Helper()
+		var found []string
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, dir := range dirs {
+			if dir == "/proc/"+strconv.Itoa(os.Getpid()) {
+				continue
+			}
+			env, err := os.ReadFile(dir + "/environ")
+			if err != nil {
+				continue // gone, or a zombie
+			}
+			if slices.Contains(strings.Split(string(env), "\x00"), mark) {
+				cmdline, _ := os.ReadFile(dir + "/cmdline")
+				found = append(found, dir+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+		return found
+	}
+}
+
+// skipWithoutNamespaces skips a test of what only a PID namespace
+// guarantees, on a machine where none can be made.
+func skipWithoutNamespaces(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("PID namespaces are Linux only; elsewhere a process can leave the process group")
+	}
+	if containFrom.Load() == containProcessGroup {
+		t.Skip("no PID namespace can be made here (neither as root nor in a user namespace); a process can leave the process group")
+	}
+}
+
 func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	survivors := markProcesses(t)
 	tool := NewShell(ShellTimeout(200 * time.Millisecond))
-	// The shell starts a child and prints its pid, then waits for it.
-	out, err := runShell(t, tool, "sleep 10 & echo child=$!; wait")
+	out, err := runShell(t, tool, "sleep 10 & echo started; wait")
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "ran past the 200ms time limit and was killed") {
 		t.Fatalf("got %q, %v; want a timeout error", out, err)
 	}
-	_, after, ok := strings.Cut(err.Error(), "child=")
-	if !ok {
-		t.Fatalf("the error lacks the partial output: %v", err)
+	if !strings.Contains(err.Error(), "started") {
+		t.Errorf("the error lacks the partial output: %v", err)
 	}
-	pid, convErr := strconv.Atoi(strings.TrimSpace(after))
-	if convErr != nil {
-		t.Fatalf("child pid in %q: %v", after, convErr)
+	if left := survivors(); len(left) > 0 {
+		t.Errorf("processes outlived the timeout: %q", left)
 	}
-	waitGone(t, pid)
 }
 
 func TestShellKillsBackgroundLeftovers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	out, err := runShell(t, NewShell(), "sleep 10 & echo child=$!")
-	if err != nil || !strings.Contains(out, "background were killed") {
+	survivors := markProcesses(t)
+	out, err := runShell(t, NewShell(), "sleep 10 & echo started")
+	if err != nil || !strings.HasPrefix(out, "started\n") {
 		t.Fatalf("got %q, %v", out, err)
 	}
-	_, after, _ := strings.Cut(out, "child=")
-	pid, convErr := strconv.Atoi(strings.Fields(after)[0])
-	if convErr != nil {
-		t.Fatal(convErr)
+	if left := survivors(); len(left) > 0 {
+		t.Errorf("background processes outlived the call: %q", left)
 	}
-	waitGone(t, pid)
 }
 
-// waitGone fails the test unless process pid is dead (gone, or a zombie
-// nobody has reaped yet) within a few seconds; a killed process needs a
-// moment to be torn down after SIGKILL is sent.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// TestShellContainsSetsid checks that a process which leaves the command's
+// process group and session with setsid still ends with the call: the
+// issue's command, and one that waits until the escape has happened, so
+// that the check cannot pass by catching the process before it left.
+func TestShellContainsSetsid(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	survivors := markProcesses(t)
+	tool := NewShell(ShellDir(t.TempDir()))
+	for _, command := range []string{
+		"setsid sleep 600 >/dev/null 2>&1 </dev/null &",
+		"setsid sh -c 'touch escaped; exec sleep 600' >/dev/null 2>&1 </dev/null & while [ ! -e escaped ]; do :; done",
+	} {
+		out, err := runShell(t, tool, command)
+		skipWithoutNamespaces(t)
+		if err != nil || !strings.HasSuffix(out, "[exit code 0]") {
+			t.Fatalf("%s: got %q, %v", command, out, err)
+		}
+		if left := survivors(); len(left) > 0 {
+			t.Errorf("%s: a setsid process outlived the call: %q", command, left)
+		}
+	}
+}
+
+// TestShellTimeoutContainsSetsid checks that the timeout kills a process
+// that left the process group with setsid. The command waits until that
+// process runs before it sleeps, so the kill finds it there.
+func TestShellTimeoutContainsSetsid(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	survivors := markProcesses(t)
+	dir := t.TempDir()
+	tool := NewShell(ShellDir(dir), ShellTimeout(2*time.Second))
+	_, err := runShell(t, tool, `setsid sh -c 'touch escaped; exec sleep 600' & while [ ! -e escaped ]; do :; done; sleep 5`)
+	skipWithoutNamespaces(t)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want the timeout", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "escaped")); err != nil {
+		t.Skip("the setsid process did not start within the timeout; nothing to check")
+	}
+	if left := survivors(); len(left) > 0 {
+		t.Errorf("a setsid process outlived the timeout: %q", left)
+	}
+}
+
+// TestShellEnvironmentHoldsNoSecrets checks that an allowed read-only
+// command cannot read the agent's credentials from its own environment,
+// and that ShellPassEnv and ShellEnv still let chosen variables through.
+func TestShellEnvironmentHoldsNoSecrets(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-openai-key")
+	t.Setenv("GITHUB_TOKEN", "ghp-test-token")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-test-secret")
+	t.Setenv("DB_PASSWORD", "db-test-password")
+	t.Setenv("DEPLOY_TOKEN_FOR_SHELL", "passed-on-purpose")
+	t.Setenv("GIT_AUTHOR_NAME", "Ada")
+	tool := NewShell(ReadOnlyCommands("cat"), ShellPassEnv("DEPLOY_TOKEN_FOR_SHELL"), ShellEnv("ONION_SET=by-option"))
+	command := "cat /proc/self/environ"
+	args, _ := json.Marshal(map[string]string{"command": command})
+	if tool.NeedsApproval(context.Background(), onion.Call{Name: "run_command", Arguments: args}) {
+		t.Fatalf("%q needs approval; the test is of a command that does not", command)
+	}
+	out, err := runShell(t, tool, command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Split(out, "\x00")
+	for _, secret := range []string{"sk-test-openai-key", "ghp-test-token", "aws-test-secret", "db-test-password"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the command read %q from its environment", secret)
+		}
+	}
+	for _, want := range []string{"DEPLOY_TOKEN_FOR_SHELL=passed-on-purpose", "GIT_AUTHOR_NAME=Ada", "ONION_SET=by-option", "PATH=" + os.Getenv("PATH")} {
+		if !slices.Contains(env, want) {
+			t.Errorf("the environment lacks %s", want)
+		}
+	}
+}
+
+// TestShellCannotReadAgentEnvironment checks that an allowed read-only
+// command cannot read the agent's environment through /proc either: the
+// command sees a /proc of its own namespace, without the agent in it.
+func TestShellCannotReadAgentEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-agent-key")
+	tool := NewShell(ReadOnlyCommands("cat"))
+	out, err := runShell(t, tool, "cat /proc/"+strconv.Itoa(os.Getpid())+"/environ")
+	skipWithoutNamespaces(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "sk-test-agent-key") {
+		t.Errorf("the command read the agent's environment: %.200q", out)
+	}
+}
+
+func TestShellSecretNames(t *testing.T) {
+	for name, secret := range map[string]bool{
+		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true,
+		"AWS_SESSION_TOKEN": true, "PGPASSWORD": true, "MYSQL_PWD_PASS": true, "SSH_AUTH_SOCK": true,
+		"SENTRY_DSN": true, "GH_PAT": true, "npm_config__authToken": true,
+		"PATH": false, "HOME": false, "PWD": false, "GIT_AUTHOR_NAME": false, "LANG": false, "GOFLAGS": false,
+		"PASSENGER_ENV": false,
+	} {
+		if got := secretName(name); got != secret {
+			t.Errorf("secretName(%s) = %v, want %v", name, got, secret)
+		}
+	}
+}
+
+// TestShellDocsSuggestOnlyReadOnlyCommands checks that the documentation
+// suggests for ReadOnlyCommands no program that can change things with the
+// right arguments.
+func TestShellDocsSuggestOnlyReadOnlyCommands(t *testing.T) {
+	changers := []string{"date", "find", "git", "sed", "env", "xargs", "tee", "touch", "awk", "perl", "python"}
+	for _, file := range []string{"shell.go", "doc.go", "README.md", "../README.md"} {
+		b, err := os.ReadFile(file)
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
-		// The state follows the parenthesised command name.
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
-			return
+		for _, m := range regexp.MustCompile(`ReadOnlyCommands\(([^)]*)\)|such as ("[^.]*")`).FindAllStringSubmatch(string(b), -1) {
+			list := m[1] + m[2]
+			for _, c := range changers {
+				if strings.Contains(list, `"`+c+`"`) {
+					t.Errorf("%s suggests %q for ReadOnlyCommands: %s", file, c, m[0])
+				}
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still alive: %s", pid, stat)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -94,20 +94,21 @@ func (l *TodoList) Complete(id int) (Item, error) {
 	return l.items[i], nil
 }
 
-// Remove deletes a task from the todo list, done or not.
+// Remove deletes a task from the todo list, done or not, and says which.
 //
 // id: the id of the task, as returned by add or list
 //
 //onion:intent delete
-func (l *TodoList) Remove(id int) error {
+func (l *TodoList) Remove(id int) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, err := l.find(id)
 	if err != nil {
-		return err
+		return "", err
 	}
+	it := l.items[i]
 	l.items = append(l.items[:i], l.items[i+1:]...)
-	return nil
+	return fmt.Sprintf("removed task %d (%s); %d left on the list", it.ID, it.Text, len(l.items)), nil
 }
 
 // find returns the index of the item with the given id. l.mu must be held.

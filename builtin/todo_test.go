@@ -109,8 +109,8 @@ func TestTodoBadInput(t *testing.T) {
 		{"long text", func() error { _, err := l.Add(strings.Repeat("x", maxTodoText+1)); return err }, "over the limit"},
 		{"bad utf8", func() error { _, err := l.Add("\xff"); return err }, "not valid UTF-8"},
 		{"unknown complete", func() error { _, err := l.Complete(7); return err }, "no task with id 7: existing ids are 1"},
-		{"unknown remove", func() error { return l.Remove(0) }, "no task with id 0: existing ids are 1"},
-		{"empty list", func() error { return NewTodoList().Remove(1) }, "the list is empty"},
+		{"unknown remove", func() error { _, err := l.Remove(0); return err }, "no task with id 0: existing ids are 1"},
+		{"empty list", func() error { _, err := NewTodoList().Remove(1); return err }, "the list is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,5 +180,16 @@ func TestTodoZeroValue(t *testing.T) {
 	}
 	if got := NewTodoList().List(); got == nil || len(got) != 0 {
 		t.Errorf("empty List = %#v, want a non-nil empty slice", got)
+	}
+}
+
+// TestTodoRemoveSaysWhat checks that remove tells the model what it
+// removed instead of returning an empty result.
+func TestTodoRemoveSaysWhat(t *testing.T) {
+	tools := toolsByName(t, NewTodoList())
+	call(t, tools, "add", `{"text":"pack"}`)
+	call(t, tools, "add", `{"text":"book a hotel"}`)
+	if got, want := call(t, tools, "remove", `{"id":1}`), "removed task 1 (pack); 1 left on the list"; got != want {
+		t.Errorf("remove = %q, want %q", got, want)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"os/signal"
 
 	"github.com/onionkit/onion"
-	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/builtin/browser"
 )
 
 func main() {
@@ -27,20 +27,20 @@ func main() {
 	if len(os.Args) > 1 {
 		url = os.Args[1]
 	}
-	if err := run(ctx, os.Stdout, builtin.NewBrowser(), url); err != nil {
+	if err := run(ctx, os.Stdout, browser.NewBrowser(), url); err != nil {
 		fmt.Fprintln(os.Stderr, "browser:", err)
 		os.Exit(1)
 	}
 }
 
-// run asks the agent to read the page at url with browser, which it closes.
+// run asks the agent to read the page at url with b, which it closes.
 // A test passes a browser allowed to reach loopback.
-func run(ctx context.Context, out io.Writer, browser *builtin.Browser, url string) error {
-	defer browser.Close()
+func run(ctx context.Context, out io.Writer, b *browser.Browser, url string) error {
+	defer b.Close()
 	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
-	agent, err := onion.NewAgent("browser", browser,
+	agent, err := onion.NewAgent("browser", b,
 		onion.MaxIterations(5),
 		onion.SystemPrompt("You read web pages with the browser tools and answer only from what the pages show."))
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/builtin/browser"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/sashabaranov/go-openai"
 )
@@ -49,12 +49,12 @@ func TestBrowser(t *testing.T) {
 	)
 	t.Setenv("OPENAI_BASE_URL", s.URL())
 	t.Setenv("OPENAI_API_KEY", "test")
-	browser := builtin.NewBrowser(
-		builtin.BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.0/8")),
-		builtin.BrowserTimeout(60*time.Second),
+	b := browser.NewBrowser(
+		browser.BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.0/8")),
+		browser.BrowserTimeout(60*time.Second),
 	)
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, browser, page.URL); err != nil {
+	if err := run(context.Background(), &out, b, page.URL); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/builtin/webfetch"
 )
 
 const systemPrompt = `You answer research questions using web_search and web_fetch.
@@ -49,7 +50,7 @@ func main() {
 	}
 	cfg := config{
 		search: builtin.NewWebSearch(provider),
-		fetch:  builtin.NewWebFetch(),
+		fetch:  webfetch.NewWebFetch(),
 	}
 	if err := run(ctx, os.Stdin, os.Stdout, os.Args[1:], cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "research:", err)

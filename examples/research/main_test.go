@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/builtin/webfetch"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/sashabaranov/go-openai"
 )
@@ -55,7 +56,7 @@ func TestResearch(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test")
 	cfg := config{
 		search: builtin.NewWebSearch(builtin.SearXNG(w.URL)),
-		fetch:  builtin.NewWebFetch(builtin.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
+		fetch:  webfetch.NewWebFetch(webfetch.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
 	}
 	var out bytes.Buffer
 	if err := run(context.Background(), strings.NewReader(""), &out, questions, cfg); err != nil {
@@ -133,7 +134,7 @@ func TestResearchCap(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "test")
 	cfg := config{
 		search: builtin.NewWebSearch(builtin.SearXNG(w.URL)),
-		fetch:  builtin.NewWebFetch(builtin.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
+		fetch:  webfetch.NewWebFetch(webfetch.AllowAddresses(netip.MustParsePrefix("127.0.0.0/8"))),
 	}
 	var out bytes.Buffer
 	if err := run(context.Background(), nil, &out, []string{"Tell me about onions."}, cfg); err != nil {

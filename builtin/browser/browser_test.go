@@ -1,4 +1,4 @@
-package builtin
+package browser
 
 import (
 	"bytes"
@@ -25,6 +25,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin/internal/netpolicy"
+	"github.com/onionkit/onion/oniontest"
 )
 
 // skipWithoutChromium skips tests that need a real Chromium when there is none.
@@ -668,9 +670,9 @@ func TestBrowserTools(t *testing.T) {
 		}
 	}
 	want := map[string]onion.Intent{
-		"goto": onion.Read, "page_text": onion.Read, "click": onion.Write, "type_text": onion.Write,
-		"screenshot": onion.Read, "new_tab": onion.Read, "switch_tab": onion.Read, "list_tabs": onion.Read,
-		"close_tab": onion.Read,
+		"goto": onion.Write, "page_text": onion.Read, "click": onion.Write, "type_text": onion.Write,
+		"screenshot": onion.Write, "new_tab": onion.Write, "switch_tab": onion.Write, "list_tabs": onion.Read,
+		"close_tab": onion.Write,
 	}
 	if len(intents) != len(want) {
 		t.Errorf("tools = %v, want exactly %v", intents, want)
@@ -684,6 +686,54 @@ func TestBrowserTools(t *testing.T) {
 	}
 	if b.root != nil {
 		t.Error("making tools started Chromium")
+	}
+}
+
+// TestBrowserTabSequenceInOneResponse has a model open a tab and load a page
+// into it in one response, through an agent: the calls change which tab is
+// current, so they must run in the order given, and the page must land in
+// the new tab, not in the one that was current before.
+func TestBrowserTabSequenceInOneResponse(t *testing.T) {
+	skipWithoutChromium(t)
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	var hits atomic.Int64
+	site, _ := testSite(t, refusedServer(t, &hits).URL)
+	b := NewBrowser(BrowserAllowAddresses(netip.MustParsePrefix("127.0.0.1/32")))
+	defer b.Close()
+	mustGoto(t, b, site.URL) // the first tab, "main", shows the home page
+
+	s := oniontest.NewServer(t,
+		oniontest.ToolCalls(
+			oniontest.Call("new_tab", `{"name":"docs"}`),
+			oniontest.Call("goto", `{"url":"`+site.URL+`/second"}`),
+		),
+		oniontest.Text("done"),
+	)
+	agent, err := onion.NewAgent("browser", b, onion.BaseURL(s.URL()), onion.APIKey("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close() // closes b too
+	res, err := agent.Run(t.Context(), "Open the second page in a new tab called docs.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.ToolCalls {
+		if c.Outcome != onion.Succeeded {
+			t.Errorf("%s: %s (%s)", c.Name, c.Outcome, c.Error)
+		}
+	}
+	tabs, err := b.ListTabs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Tab{
+		{Name: "main", URL: site.URL + "/", Title: "Onion Test"},
+		{Name: "docs", URL: site.URL + "/second", Title: "Second Page", Current: true},
+	}
+	if !slices.Equal(tabs, want) {
+		t.Errorf("after [new_tab, goto] in one response, ListTabs =\n%+v\nwant\n%+v", tabs, want)
 	}
 }
 
@@ -701,7 +751,7 @@ func TestBrowserProxy(t *testing.T) {
 	}))
 	defer tlsSrv.Close()
 
-	p, err := startBrowserProxy(addressPolicy{allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	p, err := startBrowserProxy(netpolicy.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -745,5 +795,30 @@ func TestBrowserProxy(t *testing.T) {
 	}
 	if _, err := client.Get(tlsSrv.URL); err == nil {
 		t.Error("the proxy still tunnels after close")
+	}
+}
+
+// TestBrowserProxyFailureAlwaysAnswered checks that a forwarded request
+// whose upstream failed is answered with the proxy's 502 even when the
+// request's context has ended: a handler that writes nothing sends an empty
+// 200, which Goto would read as a blank page that loaded.
+func TestBrowserProxyFailureAlwaysAnswered(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	p, err := startBrowserProxy(netpolicy.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	r := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:9/", nil)
+	w := httptest.NewRecorder()
+	mark := p.mark()
+	p.fail(w, r, syscall.ECONNREFUSED)
+	if w.Code != http.StatusBadGateway || !strings.Contains(w.Header().Get(unreachableHeader), "could not reach 127.0.0.1:9") {
+		t.Errorf("answer = %d, %s header %q; want 502 saying it could not reach 127.0.0.1:9", w.Code, unreachableHeader, w.Header().Get(unreachableHeader))
+	}
+	if f := p.failedSince(mark, []string{"127.0.0.1"}); f == nil {
+		t.Error("the failure was not recorded for Goto")
 	}
 }

@@ -1,4 +1,8 @@
-package builtin
+// Package netpolicy decides which addresses the tools that reach the web
+// may connect to: web_fetch and the browser dial only public internet
+// addresses, checked after name resolution, plus the ranges a program
+// admits.
+package netpolicy
 
 import (
 	"context"
@@ -14,21 +18,21 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// addressPolicy decides which IP addresses outbound connections may reach.
+// Policy decides which IP addresses outbound connections may reach.
 //
-// The zero value admits only public internet addresses. Prefixes in allow
+// The zero value admits only public internet addresses. Prefixes in Allow
 // are admitted even when they are private (tests use 127.0.0.0/8 for
 // httptest servers); nothing else opens the door.
-type addressPolicy struct{ allow []netip.Prefix }
+type Policy struct{ Allow []netip.Prefix }
 
-// addressError is the refusal of one IP address, saying which and why.
-type addressError struct {
-	addr   netip.Addr
-	reason string
+// AddressError is the refusal of one IP address, saying which and why.
+type AddressError struct {
+	Addr   netip.Addr // the address refused
+	Reason string     // why, such as "loopback"
 }
 
-func (e *addressError) Error() string {
-	return fmt.Sprintf("address %s refused: %s; only public internet addresses may be reached", e.addr, e.reason)
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("address %s refused: %s; only public internet addresses may be reached", e.Addr, e.Reason)
 }
 
 // blockedRange is a range of addresses that is not the public internet.
@@ -39,7 +43,7 @@ type blockedRange struct {
 
 // blockedRanges lists the non-public ranges, most specific first so that
 // the reason given is the most telling one. IPv6 addresses outside
-// 2000::/3 are refused after this list as well (see check).
+// 2000::/3 are refused after this list as well (see Check).
 var blockedRanges = func() []blockedRange {
 	raw := []struct{ prefix, reason string }{
 		// IPv4.
@@ -89,16 +93,16 @@ var blockedRanges = func() []blockedRange {
 // globalUnicast6 is the only IPv6 block allocated for public unicast.
 var globalUnicast6 = netip.MustParsePrefix("2000::/3")
 
-// check returns nil if ip may be reached, or an *addressError naming the
+// Check returns nil if ip may be reached, or an *AddressError naming the
 // address and why it is refused. IPv4-mapped IPv6 addresses
 // (::ffff:127.0.0.1) are judged as the IPv4 address they carry.
-func (p addressPolicy) check(ip netip.Addr) error {
+func (p Policy) Check(ip netip.Addr) error {
 	if !ip.IsValid() {
-		return &addressError{ip, "not a valid IP address"}
+		return &AddressError{ip, "not a valid IP address"}
 	}
 	orig := ip
 	ip = ip.WithZone("").Unmap()
-	for _, a := range p.allow {
+	for _, a := range p.Allow {
 		if a.Contains(ip) || a.Contains(orig.WithZone("")) {
 			return nil
 		}
@@ -109,21 +113,21 @@ func (p addressPolicy) check(ip netip.Addr) error {
 	}
 	for _, b := range blockedRanges {
 		if b.prefix.Contains(ip) {
-			return &addressError{orig, mapped + b.reason}
+			return &AddressError{orig, mapped + b.reason}
 		}
 	}
 	if ip.Is6() && !globalUnicast6.Contains(ip) {
-		return &addressError{orig, "not in the global unicast range 2000::/3"}
+		return &AddressError{orig, "not in the global unicast range 2000::/3"}
 	}
 	return nil
 }
 
-// dialContext dials addr like net.Dialer.DialContext, but every IP the
+// DialContext dials addr like net.Dialer.DialContext, but every IP the
 // dialer actually connects to is checked in the socket's Control hook,
 // after name resolution. A name that resolves (or re-resolves, as in DNS
 // rebinding) to a refused address therefore cannot be reached. Only TCP and
 // UDP networks are dialled.
-func (p addressPolicy) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+func (p Policy) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
 	default:
@@ -139,23 +143,23 @@ func (p addressPolicy) dialContext(ctx context.Context, network, addr string) (n
 
 // control is a net.Dialer.Control hook: address is the resolved "ip:port"
 // about to be connected to.
-func (p addressPolicy) control(network, address string, _ syscall.RawConn) error {
+func (p Policy) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return fmt.Errorf("dial %s %s: cannot check address: %w", network, address, err)
 	}
-	return p.check(ap.Addr())
+	return p.Check(ap.Addr())
 }
 
-// checkURL parses raw and refuses what must not be fetched: schemes other
+// CheckURL parses raw and refuses what must not be fetched: schemes other
 // than http and https, user info, a missing host, and hosts that are (or
 // spell) a refused IP address. Numeric hosts are read the way browsers and
 // inet_aton read them — 2130706433, 0x7f.1, 0177.0.0.1 and 127.0.0.1. are
 // all 127.0.0.1 — and the returned URL carries the canonical dotted form,
 // so nothing downstream can read them differently. Internationalised names
 // are converted to their ASCII (punycode) form as net/http would. Host
-// names are not resolved here: dialContext checks the resolved addresses.
-func (p addressPolicy) checkURL(raw string) (*url.URL, error) {
+// names are not resolved here: DialContext checks the resolved addresses.
+func (p Policy) CheckURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid url: %w", err)
@@ -195,7 +199,7 @@ func (p addressPolicy) checkURL(raw string) (*url.URL, error) {
 		if ip.Zone() != "" {
 			return nil, fmt.Errorf("url %q: IPv6 zones are not allowed", shown)
 		}
-		if err := p.check(ip); err != nil {
+		if err := p.Check(ip); err != nil {
 			return nil, fmt.Errorf("url %q: %w", shown, err)
 		}
 		canon = "[" + ip.String() + "]"
@@ -215,7 +219,7 @@ func (p addressPolicy) checkURL(raw string) (*url.URL, error) {
 			if !ok {
 				return nil, fmt.Errorf("url %q: host %q looks like an IPv4 address but is not a valid one", shown, host)
 			}
-			if err := p.check(ip); err != nil {
+			if err := p.Check(ip); err != nil {
 				return nil, fmt.Errorf("url %q: %w", shown, err)
 			}
 			canon = ip.String()

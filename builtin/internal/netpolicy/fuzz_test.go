@@ -1,4 +1,4 @@
-package builtin
+package netpolicy
 
 import (
 	"net/netip"
@@ -50,9 +50,9 @@ func FuzzCheckURL(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	var p addressPolicy
+	var p Policy
 	f.Fuzz(func(t *testing.T, raw string) {
-		u, err := p.checkURL(raw)
+		u, err := p.CheckURL(raw)
 		if err != nil {
 			return
 		}
@@ -67,7 +67,7 @@ func FuzzCheckURL(f *testing.F) {
 			t.Fatalf("checkURL(%q) accepted an empty host", raw)
 		}
 		if ip, err := netip.ParseAddr(host); err == nil {
-			if err := p.check(ip); err != nil {
+			if err := p.Check(ip); err != nil {
 				t.Fatalf("checkURL(%q) accepted %s: %v", raw, u, err)
 			}
 		} else if endsInNumber(strings.ToLower(host)) {
@@ -79,7 +79,7 @@ func FuzzCheckURL(f *testing.F) {
 		if err != nil || again.Host != u.Host {
 			t.Fatalf("checkURL(%q) = %s, which parses back as %v, %v", raw, u, again, err)
 		}
-		twice, err := p.checkURL(u.String())
+		twice, err := p.CheckURL(u.String())
 		if err != nil || twice.String() != u.String() {
 			t.Fatalf("checkURL(%q) = %s, but checkURL of that = %v, %v", raw, u, twice, err)
 		}

@@ -1,4 +1,4 @@
-package builtin
+package browser
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/onionkit/onion/builtin/internal/netpolicy"
 )
 
 // Headers the proxy sets on its own answers, so that Goto can tell the
@@ -30,13 +32,13 @@ const maxFailures = 16
 
 // browserProxy is the forward HTTP proxy on loopback that Chromium sends
 // every request through (--proxy-server, with loopback not bypassed). Its
-// upstream connections are dialled by addressPolicy.dialContext, so every
+// upstream connections are dialled by netpolicy.Policy.DialContext, so every
 // request a page makes — the document, its redirects, subresources, fetch()
 // and WebSocket tunnels — reaches only the addresses the policy admits,
 // checked after name resolution. Plain HTTP is forwarded; HTTPS and WebSocket
 // over TLS are CONNECT tunnels, so the proxy never sees their content.
 type browserProxy struct {
-	policy    addressPolicy
+	policy    netpolicy.Policy
 	ln        net.Listener
 	srv       *http.Server
 	forward   *httputil.ReverseProxy
@@ -60,7 +62,7 @@ type proxyFailure struct {
 }
 
 // startBrowserProxy listens on a loopback port and serves until close.
-func startBrowserProxy(policy addressPolicy) (*browserProxy, error) {
+func startBrowserProxy(policy netpolicy.Policy) (*browserProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("start the browser's proxy: %w", err)
@@ -70,7 +72,7 @@ func startBrowserProxy(policy addressPolicy) (*browserProxy, error) {
 		ln:     ln,
 		served: make(chan struct{}),
 		transport: &http.Transport{
-			DialContext:         policy.dialContext,
+			DialContext:         policy.DialContext,
 			DisableCompression:  true, // pass the page's own Accept-Encoding through untouched
 			MaxIdleConns:        64,
 			IdleConnTimeout:     30 * time.Second,
@@ -115,11 +117,11 @@ func (p *browserProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// fail answers a forwarded request whose upstream failed.
+// fail answers a forwarded request whose upstream failed. It answers even
+// when the request's context has ended: a handler that writes nothing sends
+// an empty 200, which a browser still waiting would show as a blank page
+// that loaded.
 func (p *browserProxy) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil {
-		return // Chromium gave up on the request; nobody reads an answer
-	}
 	p.failed(w, r.URL.Host, err)
 }
 
@@ -130,7 +132,7 @@ func (p *browserProxy) failed(w http.ResponseWriter, host string, err error) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		f.host = h
 	}
-	var refused *addressError
+	var refused *netpolicy.AddressError
 	if errors.As(err, &refused) {
 		f.refused, f.err = true, refused // the policy's own words name the address
 	} else {
@@ -189,7 +191,7 @@ func (p *browserProxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	upstream, err := p.policy.dialContext(dctx, "tcp", host)
+	upstream, err := p.policy.DialContext(dctx, "tcp", host)
 	cancel()
 	if err != nil {
 		p.failed(w, host, err)

@@ -1,4 +1,4 @@
-package builtin
+package netpolicy
 
 import (
 	"context"
@@ -60,19 +60,19 @@ func TestPolicyCheckAddress(t *testing.T) {
 		{"2606:4700:4700::1111", ""},
 		{"2a00:1450:4001:80b::200e", ""},
 	}
-	var p addressPolicy
+	var p Policy
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
-			err := p.check(netip.MustParseAddr(tt.addr))
+			err := p.Check(netip.MustParseAddr(tt.addr))
 			if tt.reason == "" {
 				if err != nil {
 					t.Fatalf("check(%s) = %v, want allowed", tt.addr, err)
 				}
 				return
 			}
-			var ae *addressError
+			var ae *AddressError
 			if !errors.As(err, &ae) {
-				t.Fatalf("check(%s) = %v, want *addressError", tt.addr, err)
+				t.Fatalf("check(%s) = %v, want *AddressError", tt.addr, err)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, tt.reason) || !strings.Contains(msg, strings.Split(tt.addr, "%")[0]) {
@@ -80,20 +80,20 @@ func TestPolicyCheckAddress(t *testing.T) {
 			}
 		})
 	}
-	if err := (addressPolicy{}).check(netip.Addr{}); err == nil {
+	if err := (Policy{}).Check(netip.Addr{}); err == nil {
 		t.Error("check(zero Addr) = nil, want refusal")
 	}
 }
 
 func TestPolicyAllowList(t *testing.T) {
-	p := addressPolicy{allow: []netip.Prefix{webLoopback4}}
+	p := Policy{Allow: []netip.Prefix{webLoopback4}}
 	for _, a := range []string{"127.0.0.1", "127.9.9.9", "::ffff:127.0.0.1", "8.8.8.8"} {
-		if err := p.check(netip.MustParseAddr(a)); err != nil {
+		if err := p.Check(netip.MustParseAddr(a)); err != nil {
 			t.Errorf("check(%s) with 127.0.0.0/8 allowed = %v, want nil", a, err)
 		}
 	}
 	for _, a := range []string{"::1", "10.0.0.1", "169.254.169.254", "0.0.0.0"} {
-		if err := p.check(netip.MustParseAddr(a)); err == nil {
+		if err := p.Check(netip.MustParseAddr(a)); err == nil {
 			t.Errorf("check(%s) with only 127.0.0.0/8 allowed = nil, want refusal", a)
 		}
 	}
@@ -180,11 +180,11 @@ func TestPolicyCheckURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
-			var p addressPolicy
+			var p Policy
 			if tt.allow {
-				p.allow = []netip.Prefix{webLoopback4}
+				p.Allow = []netip.Prefix{webLoopback4}
 			}
-			u, err := p.checkURL(tt.raw)
+			u, err := p.CheckURL(tt.raw)
 			if tt.want != "" {
 				if err != nil {
 					t.Fatalf("checkURL(%q) = %v, want %s", tt.raw, err, tt.want)
@@ -232,33 +232,33 @@ func TestPolicyDialChecksResolvedAddress(t *testing.T) {
 	defer func() { ln.Close(); <-accepted }()
 
 	ctx := context.Background()
-	var p addressPolicy
-	if _, err := p.checkURL("http://localhost:" + strconv.Itoa(port) + "/"); err != nil {
+	var p Policy
+	if _, err := p.CheckURL("http://localhost:" + strconv.Itoa(port) + "/"); err != nil {
 		t.Fatalf("checkURL(localhost) = %v; a name is only checked when dialled", err)
 	}
 	for _, addr := range []string{"localhost:" + strconv.Itoa(port), "127.0.0.1:" + strconv.Itoa(port)} {
-		c, err := p.dialContext(ctx, "tcp", addr)
+		c, err := p.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			c.Close()
 			t.Fatalf("dialContext(%s) connected, want refusal", addr)
 		}
-		var ae *addressError
+		var ae *AddressError
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "loopback") {
-			t.Errorf("dialContext(%s) = %v, want an *addressError naming loopback", addr, err)
+			t.Errorf("dialContext(%s) = %v, want an *AddressError naming loopback", addr, err)
 		}
 	}
-	if _, err := p.dialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+	if _, err := p.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("dialContext error %v does not name 127.0.0.1", err)
 	}
 
-	allowed := addressPolicy{allow: []netip.Prefix{webLoopback4}}
-	c, err := allowed.dialContext(ctx, "tcp4", "localhost:"+strconv.Itoa(port))
+	allowed := Policy{Allow: []netip.Prefix{webLoopback4}}
+	c, err := allowed.DialContext(ctx, "tcp4", "localhost:"+strconv.Itoa(port))
 	if err != nil {
 		t.Fatalf("dialContext(localhost) with 127.0.0.0/8 allowed = %v", err)
 	}
 	c.Close()
 
-	if _, err := allowed.dialContext(ctx, "unix", "/tmp/x.sock"); err == nil {
+	if _, err := allowed.DialContext(ctx, "unix", "/tmp/x.sock"); err == nil {
 		t.Error(`dialContext("unix") = nil error, want refusal`)
 	}
 }

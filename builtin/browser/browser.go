@@ -1,4 +1,4 @@
-package builtin
+package browser
 
 import (
 	"context"
@@ -17,12 +17,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chromedp/cdproto/browser"
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/onionkit/onion/builtin/internal/netpolicy"
 )
 
 // Defaults and limits of a Browser.
@@ -56,7 +57,7 @@ var errBrowserClosed = errors.New("the browser is closed")
 // call has a timeout (BrowserTimeout) and ends early when its context does.
 // Calls are serialised; a Browser is safe for concurrent use.
 type Browser struct {
-	policy  addressPolicy
+	policy  netpolicy.Policy
 	timeout time.Duration
 	shotDir string // "" is the working directory
 
@@ -110,7 +111,7 @@ func BrowserTimeout(d time.Duration) BrowserOption {
 // pass 127.0.0.0/8 to reach httptest servers; give an intranet range only if
 // the model may browse it.
 func BrowserAllowAddresses(prefixes ...netip.Prefix) BrowserOption {
-	return func(b *Browser) { b.policy.allow = append(b.policy.allow, prefixes...) }
+	return func(b *Browser) { b.policy.Allow = append(b.policy.Allow, prefixes...) }
 }
 
 // BrowserScreenshotDir is the directory screenshot writes into; its path
@@ -131,23 +132,22 @@ func NewBrowser(opts ...BrowserOption) *Browser {
 	return b
 }
 
-// Intents: goto, page_text, screenshot and the tab tools are read because
-// what they change is this browser's own state — which page a tab shows,
-// which tab is current, a PNG in the directory set aside for screenshots —
-// never anything on a site. goto asks for a page with GET, as web_fetch does
-// under the same address policy; it cannot submit a form. click and
-// type_text are write: a click can submit a form, buy, delete or send, and
-// Enter in a field submits what was typed.
+// Intents: a tool is a read only if no later call can observe that it ran.
+// page_text and list_tabs are reads. goto, new_tab, switch_tab and
+// close_tab are writes although they change nothing on a site: they change
+// which page a tab shows or which tab is current, and every later call
+// acts on that, so two of them in one response must run in order, not in
+// parallel. screenshot writes a file. click and type_text are writes too: a
+// click can submit a form, buy, delete or send, and Enter in a field
+// submits what was typed.
 
 // Goto opens a web page in the current tab, waits for it to load, and returns
 // its title. An HTTP error status is added after the title, as in
 // "Not Found (HTTP 404)". Only public internet addresses can be reached.
 //
 // url: the absolute http:// or https:// address to open
-//
-//onion:intent read
 func (b *Browser) Goto(ctx context.Context, url string) (string, error) {
-	u, err := b.policy.checkURL(url)
+	u, err := b.policy.CheckURL(url)
 	if err != nil {
 		return "", fmt.Errorf("goto: %w", err)
 	}
@@ -178,6 +178,24 @@ func (b *Browser) Goto(ctx context.Context, url string) (string, error) {
 			}
 			if why, ok := responseHeader(resp.Headers, unreachableHeader); ok && resp.Status == http.StatusBadGateway {
 				return errors.New(why)
+			}
+		}
+		if resp == nil || resp.Status == http.StatusBadGateway || resp.Status == http.StatusForbidden {
+			// chromedp saw no answer for the document (as after a jump
+			// within the page), or one without the proxy's header: an
+			// address the proxy could not reach must still be an error,
+			// never an empty page with no title.
+			if f := b.proxy.failedSince(mark, append(hosts.list(), u.Hostname())); f != nil {
+				return f.err
+			}
+		}
+		if resp == nil {
+			loc, err := chromedp.Run(ctx, chromedp.Location())
+			if err != nil {
+				return fmt.Errorf("read the address: %w", err)
+			}
+			if strings.HasPrefix(loc, "chrome-error:") {
+				return errors.New("the page did not load")
 			}
 		}
 		if title, err = chromedp.Run(ctx, chromedp.Title()); err != nil {
@@ -249,8 +267,6 @@ func (b *Browser) TypeText(ctx context.Context, selector, text string) error {
 // part of the page) and returns where it was saved.
 //
 // path: the file to write, relative to the screenshot directory, such as "home.png"; ".png" is added if it has no extension
-//
-//onion:intent read
 func (b *Browser) Screenshot(ctx context.Context, path string) (string, error) {
 	path = strings.TrimSpace(path)
 	if path == "" {
@@ -279,8 +295,6 @@ func (b *Browser) Screenshot(ctx context.Context, path string) (string, error) {
 // loads a page into it. The first tab, opened by the first call, is "main".
 //
 // name: a short name for the tab, used by switch_tab and close_tab, such as "docs"
-//
-//onion:intent read
 func (b *Browser) NewTab(ctx context.Context, name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -306,8 +320,6 @@ func (b *Browser) NewTab(ctx context.Context, name string) error {
 // type_text and screenshot act on it from then on.
 //
 // name: the tab's name, as list_tabs shows it
-//
-//onion:intent read
 func (b *Browser) SwitchTab(ctx context.Context, name string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -361,8 +373,6 @@ func (b *Browser) ListTabs(ctx context.Context) ([]Tab, error) {
 // most recently before it becomes current.
 //
 // name: the tab's name, as list_tabs shows it
-//
-//onion:intent read
 func (b *Browser) CloseTab(ctx context.Context, name string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -528,8 +538,8 @@ func (b *Browser) start(ctx context.Context) error {
 	if err == nil {
 		// A download would write wherever Chromium likes; the model has
 		// web_fetch for files.
-		_, err = chromedp.CallBrowser(root, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDeny,
+		_, err = chromedp.CallBrowser(root, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny,
 		})
 	}
 	stop()

@@ -1,4 +1,4 @@
-package builtin
+package webfetch
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin/internal/netpolicy"
 	"go.uber.org/goleak"
 )
 
@@ -29,6 +30,9 @@ func webFetchCall(t *testing.T, tool *onion.Tool, u string) (string, error) {
 	}
 	return tool.Call(context.Background(), string(args))
 }
+
+// webLoopback4 is where httptest servers listen.
+var webLoopback4 = netip.MustParsePrefix("127.0.0.0/8")
 
 func allowLoopback4() WebFetchOption { return AllowAddresses(webLoopback4) }
 
@@ -112,9 +116,9 @@ func TestWebFetchRefusesLoopback(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("web_fetch %s without AllowAddresses = %v, want a refusal naming 127.0.0.1 and loopback", srv.URL, err)
 	}
-	var ae *addressError
+	var ae *netpolicy.AddressError
 	if !errors.As(err, &ae) {
-		t.Errorf("error %v does not wrap *addressError", err)
+		t.Errorf("error %v does not wrap *netpolicy.AddressError", err)
 	}
 	if hit {
 		t.Error("the refused server was reached")
@@ -139,8 +143,8 @@ func TestWebFetchChecksAtDialTime(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refused: loopback") {
 		t.Fatalf("web_fetch %s = %v, want a loopback refusal at dial time", u, err)
 	}
-	var ae *addressError
-	if !errors.As(err, &ae) || !ae.addr.IsLoopback() {
+	var ae *netpolicy.AddressError
+	if !errors.As(err, &ae) || !ae.Addr.IsLoopback() {
 		t.Errorf("error %v does not carry the refused loopback address", err)
 	}
 

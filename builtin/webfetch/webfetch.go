@@ -1,4 +1,4 @@
-package builtin
+package webfetch
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin/internal/netpolicy"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -47,7 +48,7 @@ func AllowAddresses(prefixes ...netip.Prefix) WebFetchOption {
 	return func(f *webFetcher) {
 		for _, p := range prefixes {
 			if p.IsValid() {
-				f.policy.allow = append(f.policy.allow, p.Masked())
+				f.policy.Allow = append(f.policy.Allow, p.Masked())
 			}
 		}
 	}
@@ -116,17 +117,21 @@ const webFetchDescription = `Fetch one public web page (http or https) and retur
 // and why.
 func NewWebFetch(opts ...WebFetchOption) *onion.Tool {
 	f := newWebFetcher(opts...)
-	return mustTool(onion.NewTool(f.webFetch,
+	t, err := onion.NewTool(f.webFetch,
 		onion.Name("web_fetch"),
 		onion.Description(webFetchDescription),
 		onion.Read,
-	))
+	)
+	if err != nil {
+		panic("webfetch: " + err.Error()) // the signature is ours: a bug
+	}
+	return t
 }
 
 // webFetcher holds one web_fetch tool's settings; it is not changed after
 // newWebFetcher returns, so calls may run concurrently.
 type webFetcher struct {
-	policy    addressPolicy
+	policy    netpolicy.Policy
 	maxBody   int64
 	timeout   time.Duration
 	userAgent string
@@ -145,7 +150,7 @@ func newWebFetcher(opts ...WebFetchOption) *webFetcher {
 	f.client = &http.Client{
 		Transport: &http.Transport{
 			Proxy:                 nil, // a proxy would connect for us, past the address check
-			DialContext:           f.policy.dialContext,
+			DialContext:           f.policy.DialContext,
 			ForceAttemptHTTP2:     true,
 			TLSHandshakeTimeout:   10 * time.Second,
 			ExpectContinueTimeout: time.Second,
@@ -203,7 +208,7 @@ func (f *webFetcher) checkRedirect(req *http.Request, via []*http.Request) error
 	if len(via) > maxFetchRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxFetchRedirects)
 	}
-	u, err := f.policy.checkURL(req.URL.String())
+	u, err := f.policy.CheckURL(req.URL.String())
 	if err != nil {
 		return fmt.Errorf("redirect refused: %w", err)
 	}
@@ -235,7 +240,7 @@ func classifyFetch(mediaType string) fetchKind {
 
 // fetch fetches raw and makes it readable.
 func (f *webFetcher) fetch(ctx context.Context, raw string) (*fetchedPage, error) {
-	u, err := f.policy.checkURL(strings.TrimSpace(raw))
+	u, err := f.policy.CheckURL(strings.TrimSpace(raw))
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +336,7 @@ func fetchError(shown string, err error) error {
 	// A refused dial is reported as the refusal alone; the dialler's
 	// wording around it adds nothing.
 	var oe *net.OpError
-	var ae *addressError
+	var ae *netpolicy.AddressError
 	if errors.As(ue.Err, &oe) && errors.As(oe.Err, &ae) {
 		return fmt.Errorf("fetch %s%s: %w", shown, at, ae)
 	}
@@ -413,6 +418,7 @@ func webHTMLFind(n *html.Node, a atom.Atom) *html.Node {
 	return nil
 }
 
+// webHTMLText returns the text below n with its white space collapsed.
 func webHTMLText(n *html.Node) string {
 	if n == nil {
 		return ""

@@ -1,0 +1,98 @@
+//go:build linux
+
+package builtin
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"syscall"
+)
+
+// On Linux a command runs as the first process of a PID namespace of its
+// own. When that process — the shell — exits or is killed, the kernel kills
+// every other process in the namespace and waits until they are gone, so
+// nothing the command started survives the call: not a background job, not
+// one that called setsid to leave the process group, not a daemon that
+// forked twice. A namespace needs CAP_SYS_ADMIN (root); without it, a user
+// namespace is tried as well, which unprivileged users get on most
+// distributions; where neither can be made, the command runs in a process
+// group of its own, which is killed as a whole but which a process can
+// leave with setsid.
+//
+// The first process of a namespace is its init, which the kernel shields
+// from signals sent inside it: a program running as init cannot kill
+// itself, even abort() goes astray. So init is a second shell whose only
+// job is to run the command's shell as its child and exit with its status
+// (a shell killed by signal N shows as exit code 128+N).
+//
+// A cgroup would contain the tree as well, but needs a writable cgroup
+// hierarchy, which containers often lack; PR_SET_CHILD_SUBREAPER changes
+// the whole agent process (every orphan of every child becomes its
+// problem) and only finds descendants by scanning /proc.
+
+// Ways of containing a command, best first.
+const (
+	containPIDNamespace = iota
+	containUserNamespace
+	containProcessGroup
+)
+
+// containFrom is the first way to try: those before it failed once in this
+// process, and will again.
+var containFrom atomic.Int32
+
+// initScript is what init runs. It mounts a /proc of the new namespace
+// (in a mount namespace of its own, private, so nothing reaches the host),
+// so that the command sees only its own processes and cannot read this
+// process's environment from /proc/<pid>/environ; without mount, or where
+// that is not allowed, the command runs all the same. Then the command's
+// shell, not as the last command (which sh would exec, making it init),
+// and its status.
+const initScript = `mount -t proc proc /proc >/dev/null 2>&1; /bin/sh -c "$1"; exit $?`
+
+// startContained starts /bin/sh -c command, with the process newCmd makes
+// for the argument list it is given, in the best container this process
+// may create, and returns it.
+func startContained(command string, newCmd func(argv ...string) *exec.Cmd) (*exec.Cmd, error) {
+	for mode := int(containFrom.Load()); ; mode++ {
+		var cmd *exec.Cmd
+		if mode == containProcessGroup {
+			cmd = newCmd("/bin/sh", "-c", command)
+		} else {
+			cmd = newCmd("/bin/sh", "-c", initScript, "sh", command)
+		}
+		cmd.SysProcAttr = containAttrs(mode)
+		err := cmd.Start()
+		if err == nil || mode == containProcessGroup || !namespaceRefused(err) {
+			return cmd, err
+		}
+		containFrom.CompareAndSwap(int32(mode), int32(mode+1))
+	}
+}
+
+// containAttrs returns the process attributes of one way of containing.
+func containAttrs(mode int) *syscall.SysProcAttr {
+	// Its own process group too, so that the fallback can kill the
+	// command's children with it: pgid == pid of the shell.
+	attrs := &syscall.SysProcAttr{Setpgid: true}
+	switch mode {
+	case containPIDNamespace:
+		attrs.Cloneflags = syscall.CLONE_NEWPID
+		attrs.Unshareflags = syscall.CLONE_NEWNS // Go makes its mounts private
+	case containUserNamespace:
+		attrs.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+		attrs.Unshareflags = syscall.CLONE_NEWNS
+		attrs.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		attrs.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	}
+	return attrs
+}
+
+// namespaceRefused reports whether Start failed because the namespace could
+// not be made, rather than for a reason every way would meet.
+func namespaceRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
+}
