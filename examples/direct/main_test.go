@@ -26,10 +26,10 @@ func TestDirect(t *testing.T) {
 		"convert.Call: 92.00 EUR\n",
 		"word_count.Run: 5 (int)\n",
 		"(errors.Is ErrInvalidArguments: true)",
-		`- arguments: missing property 'to'`,
-		`- amount: minimum: got -5, want 0`,
-		`- from: value must be one of 'EUR', 'USD', 'GBP', got "JPY"`,
-		`- decimals: got string, want integer`,
+		`- to: required field is missing`,
+		`- amount: expected a number >= 0, got number -5`,
+		`- from: expected one of "EUR", "USD", "GBP", got string "JPY"`,
+		`- decimals: expected integer, got string "two"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q\n%s", want, got)
