@@ -22,14 +22,14 @@ import (
 // answer. An Agent is safe for use by several goroutines; each Run sees
 // the conversation as it was when the Run started.
 type Agent struct {
-	name   string
-	cfg    config
-	tools  *Toolset
-	defs   []openai.Tool // the tools as sent, built once
-	client *openai.Client
+	name  string
+	cfg   config
+	tools *Toolset
+	defs  []ToolDef // the tools as sent, built once
+	model LanguageModel
 
 	mu      sync.Mutex // guards history
-	history []openai.ChatCompletionMessage
+	history []Message
 }
 
 // Option configures an Agent. Pass options to NewAgent among the tools.
@@ -54,6 +54,7 @@ type config struct {
 	retries       int
 	backoffMin    time.Duration
 	backoffMax    time.Duration
+	maxRetryAfter time.Duration
 	logger        *slog.Logger
 	hooks         []Hooks
 	keepTools     bool
@@ -61,6 +62,7 @@ type config struct {
 	maxParallel   int
 	toolRetries   int
 	approver      func(context.Context, Call) (bool, error)
+	languageModel LanguageModel // nil: the built-in Chat Completions client
 }
 
 func defaultConfig() config {
@@ -77,6 +79,7 @@ func defaultConfig() config {
 		retries:       3,
 		backoffMin:    500 * time.Millisecond,
 		backoffMax:    20 * time.Second,
+		maxRetryAfter: 5 * time.Minute,
 		logger:        slog.New(slog.DiscardHandler),
 		maxParallel:   8,
 	}
@@ -172,6 +175,20 @@ func RetryBackoff(min, max time.Duration) Option {
 	})
 }
 
+// MaxRetryAfter bounds how long the agent waits when a server's
+// Retry-After asks it to wait before sending a request again (default 5
+// minutes). A server asking for longer fails the request with its own
+// words, instead of stalling the run.
+func MaxRetryAfter(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("onion.MaxRetryAfter(%v): must not be negative", d)
+		}
+		c.maxRetryAfter = d
+		return nil
+	})
+}
+
 // Logger logs one record per model request and per tool call. The agent
 // is silent by default.
 func Logger(l *slog.Logger) Option {
@@ -259,18 +276,24 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 	}
 	a := &Agent{name: name, cfg: cfg, tools: set}
-	a.defs = make([]openai.Tool, len(set.tools))
+	a.defs = make([]ToolDef, len(set.tools))
 	for i, t := range set.tools {
-		a.defs[i] = t.Definition()
+		d := t.Definition().Function
+		params, _ := d.Parameters.(json.RawMessage) // as Definition makes it
+		a.defs[i] = ToolDef{Name: d.Name, Description: d.Description, Parameters: params, Strict: d.Strict}
 	}
-	a.client = cfg.client
-	if a.client == nil {
-		oc := openai.DefaultConfig(cfg.apiKey)
-		if cfg.baseURL != "" {
-			oc.BaseURL = cfg.baseURL
+	a.model = cfg.languageModel
+	if a.model == nil {
+		client := cfg.client
+		if client == nil {
+			oc := openai.DefaultConfig(cfg.apiKey)
+			if cfg.baseURL != "" {
+				oc.BaseURL = cfg.baseURL
+			}
+			oc.HTTPClient = retryAfterRecorder{inner: oc.HTTPClient}
+			client = openai.NewClientWithConfig(oc)
 		}
-		oc.HTTPClient = retryAfterRecorder{inner: oc.HTTPClient}
-		a.client = openai.NewClientWithConfig(oc)
+		a.model = chatModel{client: client}
 	}
 	return a, nil
 }
@@ -346,14 +369,14 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 }
 
 // History returns a copy of the conversation so far.
-func (a *Agent) History() []openai.ChatCompletionMessage {
+func (a *Agent) History() []Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.history)
 }
 
 // SetHistory replaces the conversation, as restored from saved JSON.
-func (a *Agent) SetHistory(msgs []openai.ChatCompletionMessage) {
+func (a *Agent) SetHistory(msgs []Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = slices.Clone(msgs)
@@ -369,7 +392,7 @@ func (a *Agent) MarshalHistory() ([]byte, error) {
 
 // UnmarshalHistory restores a conversation saved with MarshalHistory.
 func (a *Agent) UnmarshalHistory(data []byte) error {
-	var msgs []openai.ChatCompletionMessage
+	var msgs []Message
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		return fmt.Errorf("restore history: %w", err)
 	}
@@ -401,4 +424,11 @@ func (a *Agent) Close() error {
 
 // Definitions returns the tools as the agent sends them to the model
 // (strict schemas when the agent is Strict).
-func (a *Agent) Definitions() []openai.Tool { return slices.Clone(a.defs) }
+func (a *Agent) Definitions() []openai.Tool {
+	out := make([]openai.Tool, len(a.defs))
+	for i, d := range a.defs {
+		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}}
+	}
+	return out
+}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/sashabaranov/go-openai"
 )
 
 // This file runs the tool calls of one model response: reads together
@@ -31,17 +29,17 @@ func failureText(err error) string { return "error: " + err.Error() }
 // SkippedPrefix begins the message of every skipped call.
 const SkippedPrefix = "the tool did not run, so it is safe to call again"
 
-func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, calls []openai.ToolCall) ([]ToolCall, error) {
+func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, calls []ToolRequest) ([]ToolCall, error) {
 	out := make([]ToolCall, len(calls))
 	tools := make([]*Tool, len(calls)) // nil for an unknown name
 	var reads, writes []int
 	for i, tc := range calls {
-		out[i] = ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Iteration: iter}
-		t, ok := a.tools.Get(tc.Function.Name)
+		out[i] = ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, Iteration: iter}
+		t, ok := a.tools.Get(tc.Name)
 		if !ok {
 			out[i].Outcome = Failed
 			out[i].Error = "unknown tool"
-			out[i].Output = fmt.Sprintf("Tool '%s' does not exist. Available tools: %s.", tc.Function.Name, strings.Join(a.tools.Names(), ", "))
+			out[i].Output = fmt.Sprintf("Tool '%s' does not exist. Available tools: %s.", tc.Name, strings.Join(a.tools.Names(), ", "))
 			continue
 		}
 		out[i].Intent = t.intent

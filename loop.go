@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"strings"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 
 // seam is everything the core may not do itself.
 type seam struct {
-	model   func(ctx context.Context, req openai.ChatCompletionRequest) (reply, error)
+	model   func(ctx context.Context, req *Request) (*Response, error)
 	runTool func(ctx context.Context, t *Tool, c Call, args string) (string, error)
 	approve func(ctx context.Context, c Call) (bool, error)
 	now     func() time.Time
@@ -59,8 +60,8 @@ func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*R
 // remember appends the run to the conversation: the prompt and the answer,
 // or every message with KeepToolHistory. Runs that overlap each append
 // their own turn.
-func (a *Agent) remember(before, msgs []openai.ChatCompletionMessage, prompt, answer string) {
-	turn := []openai.ChatCompletionMessage{
+func (a *Agent) remember(before, msgs []Message, prompt, answer string) {
+	turn := []Message{
 		{Role: openai.ChatMessageRoleUser, Content: prompt},
 		{Role: openai.ChatMessageRoleAssistant, Content: answer},
 	}
@@ -78,7 +79,9 @@ func (a *Agent) liveSeam(events chan<- Event) *seam {
 		now:     time.Now,
 		newID:   randomID,
 		sleep:   sleep,
-		backoff: func(n int) time.Duration { return backoff(a.cfg.backoffMin, a.cfg.backoffMax, n) },
+		backoff: func(n int) time.Duration {
+			return backoff(a.cfg.backoffMin, a.cfg.backoffMax, n, mrand.N[time.Duration])
+		},
 		spawn:   func(fn func()) { go fn() },
 		emit:    func(Event) {},
 		runTool: a.runTool,
@@ -88,8 +91,8 @@ func (a *Agent) liveSeam(events chan<- Event) *seam {
 		s.emit = func(e Event) { events <- e }
 		emitDelta = s.emit
 	}
-	s.model = func(ctx context.Context, req openai.ChatCompletionRequest) (reply, error) {
-		return a.callModel(ctx, req, emitDelta)
+	s.model = func(ctx context.Context, req *Request) (*Response, error) {
+		return a.generate(ctx, req, emitDelta)
 	}
 	return s
 }
@@ -102,10 +105,10 @@ func randomID() string {
 
 // loop runs one prompt to its answer. It returns the result and every
 // message of the run.
-func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompletionMessage, prompt string) (*Result, []openai.ChatCompletionMessage, error) {
+func (a *Agent) loop(ctx context.Context, s *seam, history []Message, prompt string) (*Result, []Message, error) {
 	res := &Result{RunID: s.newID()}
-	msgs := append(history, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
-	canceled := func(err error) (*Result, []openai.ChatCompletionMessage, error) {
+	msgs := append(history, Message{Role: RoleUser, Content: prompt})
+	canceled := func(err error) (*Result, []Message, error) {
 		res.StopReason = StopCanceled
 		return res, msgs, fmt.Errorf("onion: run %s of agent %q canceled: %w", res.RunID, a.name, err)
 	}
@@ -129,13 +132,15 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 			}
 			return res, msgs, fmt.Errorf("onion: agent %q: model request %d: %w", a.name, iter, err)
 		}
-		res.Usage.add(r.usage)
-		me.Text, me.ToolCalls, me.Duration = r.msg.Content, len(r.msg.ToolCalls), s.now().Sub(start)
-		me.Usage = Usage{PromptTokens: r.usage.PromptTokens, CompletionTokens: r.usage.CompletionTokens, TotalTokens: r.usage.TotalTokens, Requests: 1}
+		u := r.Usage
+		u.Requests = 1
+		res.Usage.Add(u)
+		me.Text, me.ToolCalls, me.Duration = r.Message.Content, len(r.Message.ToolCalls), s.now().Sub(start)
+		me.Usage = u
 		a.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "model request",
 			slog.String("agent", a.name), slog.String("run", res.RunID), slog.Int("iteration", iter),
 			slog.Duration("duration", me.Duration), slog.Int("tool_calls", me.ToolCalls),
-			slog.Int("prompt_tokens", r.usage.PromptTokens), slog.Int("completion_tokens", r.usage.CompletionTokens))
+			slog.Int("prompt_tokens", r.Usage.PromptTokens), slog.Int("completion_tokens", r.Usage.CompletionTokens))
 		for _, h := range a.cfg.hooks {
 			if h.AfterModel != nil {
 				if err := h.AfterModel(ctx, me); err != nil {
@@ -143,8 +148,8 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 				}
 			}
 		}
-		if !withTools || len(r.msg.ToolCalls) == 0 {
-			res.Output = r.msg.Content
+		if !withTools || len(r.Message.ToolCalls) == 0 {
+			res.Output = r.Message.Content
 			res.StopReason = StopNatural
 			if !withTools && a.tools.Len() > 0 {
 				res.StopReason = StopMaxIterations
@@ -152,21 +157,19 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 					res.Output = a.fallbackAnswer(res)
 				}
 			}
-			r.msg.ToolCalls = nil
-			msgs = append(msgs, r.msg)
+			r.Message.ToolCalls = nil
+			msgs = append(msgs, r.Message)
 			return res, msgs, nil
 		}
 		res.Iterations = iter
-		for i := range r.msg.ToolCalls {
-			if r.msg.ToolCalls[i].ID == "" {
+		for i := range r.Message.ToolCalls {
+			if r.Message.ToolCalls[i].ID == "" {
 				// Some servers send no id; the tool message must name one.
-				r.msg.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d_%d", res.RunID, iter, i)
+				r.Message.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d_%d", res.RunID, iter, i)
 			}
-			r.msg.ToolCalls[i].Index = nil
-			r.msg.ToolCalls[i].Type = openai.ToolTypeFunction
 		}
-		msgs = append(msgs, r.msg)
-		calls, err := a.execute(ctx, s, res.RunID, iter, r.msg.ToolCalls)
+		msgs = append(msgs, r.Message)
+		calls, err := a.execute(ctx, s, res.RunID, iter, r.Message.ToolCalls)
 		res.ToolCalls = append(res.ToolCalls, calls...)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -175,32 +178,27 @@ func (a *Agent) loop(ctx context.Context, s *seam, history []openai.ChatCompleti
 			return res, msgs, err
 		}
 		for _, c := range calls {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output})
+			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output})
 		}
 	}
 }
 
 // request builds the model request for the conversation so far.
-func (a *Agent) request(msgs []openai.ChatCompletionMessage, withTools bool) openai.ChatCompletionRequest {
+func (a *Agent) request(msgs []Message, withTools bool) *Request {
 	system := safetyNote
 	if a.cfg.systemPrompt != "" {
 		system = a.cfg.systemPrompt + "\n\n" + safetyNote
 	}
-	all := make([]openai.ChatCompletionMessage, 0, len(msgs)+2)
-	all = append(all, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	all := make([]Message, 0, len(msgs)+2)
+	all = append(all, Message{Role: RoleSystem, Content: system})
 	all = append(all, msgs...)
-	req := openai.ChatCompletionRequest{Model: a.cfg.model, Messages: all}
-	if a.cfg.temperature != nil {
-		req.Temperature = *a.cfg.temperature
-	}
+	req := &Request{Model: a.cfg.model, Messages: all, Temperature: a.cfg.temperature}
 	if withTools {
 		req.Tools = a.defs
-		req.ToolChoice = "auto"
 	} else if a.tools.Len() > 0 {
 		// A user turn, not a system one: several servers' chat templates
 		// refuse a system message anywhere but first.
-		all = append(all, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: capNote})
-		req.Messages = all
+		req.Messages = append(all, Message{Role: RoleUser, Content: capNote})
 	}
 	return req
 }
@@ -218,11 +216,4 @@ func (a *Agent) fallbackAnswer(res *Result) string {
 		msg += " Calls that did not succeed: " + strings.Join(failed, ", ") + "."
 	}
 	return msg
-}
-
-func (u *Usage) add(o openai.Usage) {
-	u.PromptTokens += o.PromptTokens
-	u.CompletionTokens += o.CompletionTokens
-	u.TotalTokens += o.TotalTokens
-	u.Requests++
 }

@@ -311,7 +311,7 @@ func TestKeepToolHistory(t *testing.T) {
 	}
 	var roles []string
 	for _, m := range a.History() {
-		roles = append(roles, m.Role)
+		roles = append(roles, string(m.Role))
 	}
 	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant" {
 		t.Errorf("history roles = %s", got)

@@ -3,6 +3,8 @@ package onion
 import (
 	"context"
 	"time"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // StopReason says why a run ended.
@@ -50,13 +52,9 @@ type ToolCall struct {
 	Iteration int           `json:"iteration"`        // the round of tool calls, from 1
 }
 
-// Usage is the token usage summed over a run's model requests.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`     // tokens sent
-	CompletionTokens int `json:"completion_tokens"` // tokens generated
-	TotalTokens      int `json:"total_tokens"`      // as the endpoint counts them
-	Requests         int `json:"requests"`          // model requests that succeeded
-}
+// Usage counts the tokens of a run's model requests (or of one Response):
+// see loop.Usage.
+type Usage = loop.Usage
 
 // Result is the answer of a run and what happened on the way.
 type Result struct {

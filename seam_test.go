@@ -7,27 +7,25 @@ import (
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/sashabaranov/go-openai"
 )
 
 // replaySeam is a seam with no real time, randomness or concurrency, as a
 // durable workflow engine would give the core: it records every request
 // and call so that two runs can be compared.
 type replaySeam struct {
-	requests []openai.ChatCompletionRequest
+	requests []*Request
 	calls    []string
 	events   []Event
 	clock    time.Time
 	ids      int
 }
 
-func (r *replaySeam) seam(replies []openai.ChatCompletionMessage) *seam {
+func (r *replaySeam) seam(replies []Message) *seam {
 	return &seam{
-		model: func(_ context.Context, req openai.ChatCompletionRequest) (reply, error) {
+		model: func(_ context.Context, req *Request) (*Response, error) {
 			r.requests = append(r.requests, req)
 			msg := replies[len(r.requests)-1]
-			return reply{msg: msg, usage: openai.Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}}, nil
+			return &Response{Message: msg, Usage: Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}}, nil
 		},
 		runTool: func(ctx context.Context, t *Tool, c Call, args string) (string, error) {
 			r.calls = append(r.calls, fmt.Sprintf("%s(%s) attempt %d key %s", c.Name, args, c.Attempt, c.IdempotencyKey))
@@ -46,11 +44,10 @@ func (r *replaySeam) seam(replies []openai.ChatCompletionMessage) *seam {
 	}
 }
 
-func toolCalls(calls ...string) openai.ChatCompletionMessage {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
+func toolCalls(calls ...string) Message {
+	msg := Message{Role: RoleAssistant}
 	for i := 0; i < len(calls); i += 2 {
-		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: fmt.Sprint("c", i), Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: calls[i], Arguments: calls[i+1]}})
+		msg.ToolCalls = append(msg.ToolCalls, ToolRequest{ID: fmt.Sprint("c", i), Name: calls[i], Arguments: calls[i+1]})
 	}
 	return msg
 }
@@ -79,10 +76,10 @@ func TestCoreReplaysIdentically(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replies := []openai.ChatCompletionMessage{
+	replies := []Message{
 		toolCalls("echo", `{"s":"a"}`, "echo", `{"s":"b"}`, "write", `{}`, "fail", `{}`, "write", `{}`),
 		toolCalls("nope", `{}`, "echo", `{"s":1}`),
-		{Role: openai.ChatMessageRoleAssistant, Content: "final"},
+		{Role: RoleAssistant, Content: "final"},
 	}
 	run := func() (string, *replaySeam) {
 		r := &replaySeam{clock: time.Unix(0, 0)}
@@ -92,7 +89,7 @@ func TestCoreReplaysIdentically(t *testing.T) {
 		}
 		b, err := json.Marshal(struct {
 			Res  *Result
-			Msgs []openai.ChatCompletionMessage
+			Msgs []Message
 		}{res, msgs})
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,365 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// This file is the built-in wire: a LanguageModel speaking Chat
+// Completions through go-openai, plain or streamed, with the assembly of
+// streamed tool-call fragments and the Retry-After and mid-stream errors
+// that go-openai does not surface.
+
+// chatModel sends requests to a Chat Completions endpoint.
+type chatModel struct {
+	client *openai.Client
+}
+
+func (m chatModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	ctx, hint := withRetryAfter(ctx)
+	creq := chatRequest(req)
+	var resp *Response
+	var err error
+	if onDelta != nil {
+		resp, err = m.stream(ctx, creq, onDelta, hint)
+	} else {
+		resp, err = m.once(ctx, creq)
+	}
+	if err != nil {
+		return nil, modelError(err, hint.after)
+	}
+	return resp, nil
+}
+
+// chatRequest is req as go-openai sends it.
+func chatRequest(req *Request) openai.ChatCompletionRequest {
+	out := openai.ChatCompletionRequest{Model: req.Model, Messages: make([]openai.ChatCompletionMessage, len(req.Messages))}
+	for i, m := range req.Messages {
+		out.Messages[i] = chatMessage(m)
+	}
+	if req.Temperature != nil {
+		out.Temperature = *req.Temperature
+	}
+	if len(req.Tools) > 0 {
+		out.Tools = make([]openai.Tool, len(req.Tools))
+		for i, d := range req.Tools {
+			out.Tools[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+				Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict,
+			}}
+		}
+		out.ToolChoice = "auto"
+	}
+	return out
+}
+
+func chatMessage(m Message) openai.ChatCompletionMessage {
+	out := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ReasoningContent: m.Reasoning, ToolCallID: m.ToolCallID, Name: m.Name}
+	if len(m.ToolCalls) > 0 {
+		out.ToolCalls = make([]openai.ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			out.ToolCalls[i] = openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		}
+	}
+	return out
+}
+
+func fromChatMessage(m openai.ChatCompletionMessage) Message {
+	out := Message{Role: RoleAssistant, Content: m.Content, Reasoning: m.ReasoningContent}
+	for _, c := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ToolRequest{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
+	if len(out.ToolCalls) == 0 && m.FunctionCall != nil {
+		// The legacy functions API: one tool call.
+		out.ToolCalls = []ToolRequest{{Name: m.FunctionCall.Name, Arguments: m.FunctionCall.Arguments}}
+	}
+	return out
+}
+
+func fromChatUsage(u openai.Usage) Usage {
+	out := Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+	if u.PromptTokensDetails != nil {
+		out.CachedTokens = u.PromptTokensDetails.CachedTokens
+	}
+	if u.CompletionTokensDetails != nil {
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	return out
+}
+
+func (m chatModel) once(ctx context.Context, req openai.ChatCompletionRequest) (*Response, error) {
+	resp, err := m.client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, errors.New("the model endpoint returned no choices")
+	}
+	ch := resp.Choices[0]
+	return &Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
+		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}, nil
+}
+
+// streamChunk is a stream chunk plus the error some servers put inside a
+// 200 stream.
+type streamChunk struct {
+	openai.ChatCompletionStreamResponse
+	Error *openai.APIError `json:"error,omitempty"`
+}
+
+func (m chatModel) stream(ctx context.Context, req openai.ChatCompletionRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
+	req.Stream = true
+	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	stream, err := m.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	resp := &Response{Message: Message{Role: RoleAssistant}}
+	var content, reasoning strings.Builder
+	var asm toolCallAssembler
+	for {
+		raw, err := stream.RecvRaw()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil && len(raw) == 0 {
+			// go-openai could not decode an error event.
+			err = errors.New("the stream ended with an error event")
+		}
+		if err != nil {
+			if se := hint.streamError(); se != nil {
+				return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", se)
+			}
+			return nil, err
+		}
+		var chunk streamChunk
+		if err := json.Unmarshal(raw, &chunk); err != nil {
+			return nil, fmt.Errorf("the model endpoint sent a chunk that is not JSON: %w", err)
+		}
+		if chunk.Error != nil {
+			return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", chunk.Error)
+		}
+		if chunk.ID != "" {
+			resp.ID = chunk.ID
+		}
+		if chunk.Model != "" {
+			resp.Model = chunk.Model
+		}
+		if chunk.Usage != nil {
+			resp.Usage = fromChatUsage(*chunk.Usage)
+		}
+		for _, ch := range chunk.Choices {
+			d := ch.Delta
+			if ch.FinishReason != "" {
+				resp.FinishReason = string(ch.FinishReason)
+			}
+			if d.Content != "" || d.ReasoningContent != "" {
+				content.WriteString(d.Content)
+				reasoning.WriteString(d.ReasoningContent)
+				onDelta(Delta{Text: d.Content, Reasoning: d.ReasoningContent})
+			}
+			for _, tc := range d.ToolCalls {
+				asm.add(tc)
+			}
+			if d.FunctionCall != nil {
+				asm.add(openai.ToolCall{Type: openai.ToolTypeFunction, Function: *d.FunctionCall})
+			}
+		}
+	}
+	resp.Message.Content = content.String()
+	resp.Message.Reasoning = reasoning.String()
+	resp.Message.ToolCalls = asm.calls()
+	return resp, nil
+}
+
+// toolCallAssembler joins streamed tool-call fragments, in time linear in
+// their total size. A fragment with an index belongs to the call at that
+// index; servers that omit the index (Ollama, Gemini's compatibility
+// endpoint) start a new call with each new non-empty ID and extend the
+// last call otherwise.
+type toolCallAssembler struct {
+	parts []callParts
+	index map[int]int // fragment index → position in parts
+}
+
+// callParts is one call being assembled.
+type callParts struct {
+	id, name string
+	args     strings.Builder
+}
+
+func (t *toolCallAssembler) add(f openai.ToolCall) {
+	pos := -1
+	switch {
+	case f.Index != nil:
+		if t.index == nil {
+			t.index = map[int]int{}
+		}
+		p, ok := t.index[*f.Index]
+		// Some servers send index 0 for every call: a new ID means a new call.
+		if ok && (f.ID == "" || f.ID == t.parts[p].id) {
+			pos = p
+		} else {
+			t.index[*f.Index] = len(t.parts)
+		}
+	case len(t.parts) > 0 && (f.ID == "" || f.ID == t.parts[len(t.parts)-1].id):
+		pos = len(t.parts) - 1
+	}
+	if pos < 0 {
+		t.parts = append(t.parts, callParts{id: f.ID, name: f.Function.Name})
+		t.parts[len(t.parts)-1].args.WriteString(f.Function.Arguments)
+		return
+	}
+	c := &t.parts[pos]
+	if c.id == "" {
+		c.id = f.ID
+	}
+	if f.Function.Name != "" && c.name != f.Function.Name {
+		c.name += f.Function.Name
+	}
+	c.args.WriteString(f.Function.Arguments)
+}
+
+func (t *toolCallAssembler) calls() []ToolRequest {
+	if len(t.parts) == 0 {
+		return nil
+	}
+	out := make([]ToolRequest, len(t.parts))
+	for i := range t.parts {
+		p := &t.parts[i]
+		out[i] = ToolRequest{ID: p.id, Name: p.name, Arguments: p.args.String()}
+	}
+	return out
+}
+
+// modelError describes err for the agent's retries.
+func modelError(err error, after time.Duration) error {
+	me := &ModelError{Err: err, RetryAfter: after, Retryable: retryableNetwork(err)}
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		me.StatusCode = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		me.StatusCode = reqErr.HTTPStatusCode
+	}
+	if me.StatusCode != 0 {
+		me.Retryable = me.StatusCode == http.StatusTooManyRequests || me.StatusCode >= 500
+	}
+	return me
+}
+
+// retryableNetwork reports whether err is a network failure that may not
+// happen again: a lost connection, a reply cut short.
+func retryableNetwork(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "connection reset")
+}
+
+// retryAfterRecorder is the HTTP client of the built-in wire: it records
+// the Retry-After of a failed response where Generate can read it, since
+// go-openai's errors do not carry headers.
+type retryAfterRecorder struct{ inner openai.HTTPDoer }
+
+type retryAfterKey struct{}
+
+// retryHint carries what the HTTP layer saw back to Generate: the
+// Retry-After of a failed response, and the tail of a stream, where an
+// error event that go-openai cannot decode may be read.
+type retryHint struct {
+	after time.Duration
+	tail  *tailBuffer
+}
+
+// tailBuffer keeps the last bytes read through it.
+type tailBuffer struct {
+	io.ReadCloser
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	t.mu.Lock()
+	t.buf = append(t.buf, p[:n]...)
+	if len(t.buf) > 8<<10 {
+		t.buf = t.buf[len(t.buf)-8<<10:]
+	}
+	t.mu.Unlock()
+	return n, err
+}
+
+// streamError finds the last error event in the stream's tail.
+func (h *retryHint) streamError() error {
+	if h.tail == nil {
+		return nil
+	}
+	h.tail.mu.Lock()
+	defer h.tail.mu.Unlock()
+	lines := strings.Split(string(h.tail.buf), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		data, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "data:")
+		if !ok || !strings.Contains(data, `"error"`) {
+			continue
+		}
+		var e openai.ErrorResponse
+		if json.Unmarshal([]byte(strings.TrimSpace(data)), &e) == nil && e.Error != nil {
+			return e.Error
+		}
+	}
+	return nil
+}
+
+func withRetryAfter(ctx context.Context) (context.Context, *retryHint) {
+	h := &retryHint{}
+	return context.WithValue(ctx, retryAfterKey{}, h), h
+}
+
+func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
+	resp, err := r.inner.Do(req)
+	h, ok := req.Context().Value(retryAfterKey{}).(*retryHint)
+	if err != nil || !ok {
+		return resp, err
+	}
+	if resp.StatusCode >= 400 {
+		h.after = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	} else if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		h.tail = &tailBuffer{ReadCloser: resp.Body}
+		resp.Body = h.tail
+	}
+	return resp, err
+}
+
+// parseRetryAfter reads a Retry-After header: seconds or an HTTP date. A
+// wait too long for a time.Duration is the longest one.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		if s >= math.MaxInt64/float64(time.Second) {
+			return math.MaxInt64
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}

@@ -1,0 +1,134 @@
+package loop
+
+import "encoding/json"
+
+// This file holds the conversation as the loop keeps it and the model
+// reads it: messages, tool definitions, one request and one response. They
+// are onion's own types, not any client library's, so that any wire (Chat
+// Completions, the Responses API, a user's own Model) can carry them, and
+// they encode to JSON and back unchanged.
+
+// Role says who wrote a message.
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"    // the agent's instructions
+	RoleUser      Role = "user"      // the person, or the program, asking
+	RoleAssistant Role = "assistant" // the model
+	RoleTool      Role = "tool"      // the result of one tool call
+)
+
+// Valid reports whether r is one of the four roles.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		return true
+	}
+	return false
+}
+
+// Message is one message of a conversation. An assistant message may carry
+// text, reasoning and tool calls at once; a tool message answers one call,
+// named by ToolCallID.
+type Message struct {
+	Role Role `json:"role"`
+	// Content is the text of the message.
+	Content string `json:"content,omitempty"`
+	// Reasoning is the reasoning text the model showed, when it showed any
+	// (Chat Completions' reasoning_content, the Responses API's reasoning
+	// text or summary).
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCalls are the calls an assistant message asks for, in the
+	// model's order.
+	ToolCalls []ToolRequest `json:"tool_calls,omitempty"`
+	// ToolCallID names the call a tool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool's name on a tool message.
+	Name string `json:"name,omitempty"`
+	// Items are provider items that must travel back to the same provider
+	// verbatim, kept as the provider sent them: the Responses API's output
+	// items (reasoning items with their encrypted content among them) are
+	// stored here as a JSON array. A wire that finds items it wrote sends
+	// them instead of rebuilding them from the fields above; any other wire
+	// ignores them.
+	Items json.RawMessage `json:"items,omitempty"`
+	// ResponseID is the provider's ID of the response that produced an
+	// assistant message, for wires that can continue from it.
+	ResponseID string `json:"response_id,omitempty"`
+}
+
+// ToolRequest is one tool call as the model asked for it.
+type ToolRequest struct {
+	// ID is the model's ID of the call; a tool message answers it by this
+	// ID. The loop gives one to a call that came without.
+	ID string `json:"id"`
+	// Name is the tool's name, as the model sent it.
+	Name string `json:"name"`
+	// Arguments is the JSON text of the arguments, as the model sent it
+	// (which may not be valid JSON).
+	Arguments string `json:"arguments"`
+}
+
+// ToolDef is a tool as the model is told of it.
+type ToolDef struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments.
+	Parameters json.RawMessage `json:"parameters"`
+	// Strict asks the provider to hold the model to the schema exactly
+	// (OpenAI's strict mode); Parameters is then the strict form.
+	Strict bool `json:"strict,omitempty"`
+}
+
+// Request is one request to the model: the whole conversation, system
+// instructions first, and the tools it may call.
+type Request struct {
+	Model    string    `json:"model"`
+	Messages []Message `json:"messages"`
+	// Tools is empty when the model must answer without calling tools, as
+	// in the last request after the cap.
+	Tools       []ToolDef `json:"tools,omitempty"`
+	Temperature *float32  `json:"temperature,omitempty"`
+}
+
+// Response is the model's reply to one Request.
+type Response struct {
+	// ID is the provider's ID of the response, when it gave one.
+	ID string `json:"id,omitempty"`
+	// Model is the model that answered, as the provider named it.
+	Model string `json:"model,omitempty"`
+	// Message is the reply, with the role RoleAssistant.
+	Message Message `json:"message"`
+	// FinishReason is why the model stopped, in the provider's words
+	// (stop, tool_calls, length, content_filter, …), when it said.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Usage is what the request cost.
+	Usage Usage `json:"usage"`
+}
+
+// Usage counts tokens: of one response, or summed over a run.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`     // tokens sent
+	CompletionTokens int `json:"completion_tokens"` // tokens generated, reasoning included
+	TotalTokens      int `json:"total_tokens"`      // as the endpoint counts them
+	// CachedTokens are the prompt tokens served from the provider's cache,
+	// when it reports them.
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// ReasoningTokens are the completion tokens spent on reasoning, when
+	// the provider reports them.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// Requests counts the model requests that succeeded; a Model leaves it
+	// 0 and the loop counts.
+	Requests int `json:"requests"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.TotalTokens += o.TotalTokens
+	u.CachedTokens += o.CachedTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.Requests += o.Requests
+}

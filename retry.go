@@ -1,0 +1,93 @@
+package onion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// This file is the agent's side of a model request: the retries, with
+// backoff and the server's Retry-After, around one LanguageModel.
+
+// generate sends req to the agent's model, retrying what may pass when
+// sent again. A stream that already passed text on is not sent again.
+func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		spoke := false // text already went out to the caller
+		var onDelta func(Delta)
+		if emit != nil {
+			onDelta = func(d Delta) {
+				if d.Text != "" {
+					spoke = true
+					emit(Event{Kind: EventTextDelta, Text: d.Text})
+				}
+			}
+		}
+		resp, err := a.model.Generate(ctx, req, onDelta)
+		if err == nil {
+			if resp == nil {
+				return nil, errors.New("the model returned no response and no error")
+			}
+			if emit != nil && !spoke && resp.Message.Content != "" {
+				// A model that cannot stream: its text in one piece.
+				emit(Event{Kind: EventTextDelta, Text: resp.Message.Content})
+			}
+			return resp, nil
+		}
+		retry, after := retryable(err)
+		if ctx.Err() != nil || attempt >= a.cfg.retries || !retry || spoke {
+			return nil, err
+		}
+		wait := backoff(a.cfg.backoffMin, a.cfg.backoffMax, attempt, rand.N[time.Duration])
+		if after > 0 {
+			if after > a.cfg.maxRetryAfter {
+				return nil, fmt.Errorf("the server asked to wait %v before sending the request again, longer than MaxRetryAfter (%v): %w", after, a.cfg.maxRetryAfter, err)
+			}
+			wait = after
+		}
+		a.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "model request failed, retrying", slog.String("error", err.Error()), slog.Duration("wait", wait))
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// retryable reports whether a failed model request may succeed if sent
+// again, and how long the server asked to wait.
+func retryable(err error) (bool, time.Duration) {
+	var me *ModelError
+	if errors.As(err, &me) {
+		return me.Retryable, me.RetryAfter
+	}
+	return retryableNetwork(err), 0
+}
+
+// backoff is the wait before retry n (from 0): exponential from lo, capped
+// at hi, with full jitter over its upper half drawn by jitter (rand.N).
+func backoff(lo, hi time.Duration, n int, jitter func(time.Duration) time.Duration) time.Duration {
+	d := lo << min(n, 30)
+	if d > hi || d>>min(n, 30) != lo { // past the cap, or overflowed
+		d = hi
+	}
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + jitter(d/2+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
