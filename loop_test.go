@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -518,5 +519,33 @@ func TestStreamCutMidTextIsNotRepeated(t *testing.T) {
 	}
 	if err == nil || len(s.Requests()) != 1 {
 		t.Errorf("err %v after %d requests; a retry would repeat %q", err, len(s.Requests()), text.String())
+	}
+}
+
+// TestRetryAfterIsBounded: a server asking to wait a day fails the request
+// at once, with its own words, instead of stalling the run.
+func TestRetryAfterIsBounded(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.RateLimited(24*time.Hour))
+	_, err := newAgent(t, s, onion.MaxRetryAfter(time.Minute)).Input(context.Background(), "hi")
+	var apiErr *openai.APIError
+	if err == nil || !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 429 {
+		t.Fatalf("err = %v, want the 429 wrapped", err)
+	}
+	for _, want := range []string{"24h0m0s", "MaxRetryAfter (1m0s)", "Rate limit reached (oniontest)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+// TestRetryAfterBoundDefault: the default bound is minutes, not the
+// caller's context.
+func TestRetryAfterBoundDefault(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.RateLimited(time.Duration(math.MaxInt64)))
+	if _, err := newAgent(t, s).Input(context.Background(), "hi"); err == nil || !strings.Contains(err.Error(), "MaxRetryAfter (5m0s)") {
+		t.Fatalf("err = %v", err)
 	}
 }
