@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // An Agent is a model with tools and a conversation: Input and Run send a
@@ -27,6 +29,7 @@ type Agent struct {
 	tools *Toolset
 	defs  []ToolDef // the tools as sent, built once
 	model LanguageModel
+	core  *loop.Loop // the rules of the loop, driven by Run and Stream
 
 	mu      sync.Mutex // guards history
 	history []Message
@@ -282,6 +285,11 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		params, _ := d.Parameters.(json.RawMessage) // as Definition makes it
 		a.defs[i] = ToolDef{Name: d.Name, Description: d.Description, Parameters: params, Strict: d.Strict}
 	}
+	core, err := loop.New(a.loopConfig())
+	if err != nil {
+		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
+	}
+	a.core = core
 	a.model = cfg.languageModel
 	if a.model == nil {
 		client := cfg.client
@@ -297,6 +305,24 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	}
 	return a, nil
 }
+
+// loopConfig is the agent as its loop sees it.
+func (a *Agent) loopConfig() loop.Config {
+	c := loop.Config{Model: a.cfg.model, SystemPrompt: a.cfg.systemPrompt, Temperature: a.cfg.temperature,
+		MaxIterations: a.cfg.maxIterations, MaxParallel: a.cfg.maxParallel, ToolRetries: a.cfg.toolRetries,
+		MaxOutput: a.cfg.maxToolOutput, BackoffMin: a.cfg.backoffMin, BackoffMax: a.cfg.backoffMax}
+	for i, t := range a.tools.tools {
+		c.Tools = append(c.Tools, loop.Tool{Def: a.defs[i], Intent: loop.Intent(t.intent), Idempotent: t.idempotent,
+			Approval: t.approve || t.approveIf != nil})
+	}
+	return c
+}
+
+// Loop returns the agent's loop: the rules of its runs as a deterministic
+// state machine, for a runtime other than Run and Stream to drive (see
+// package loop). The agent's tools, approver and settings for one call
+// are Tools and CallConfig.
+func (a *Agent) Loop() *loop.Loop { return a.core }
 
 // Name returns the agent's name.
 func (a *Agent) Name() string { return a.name }

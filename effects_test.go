@@ -250,18 +250,28 @@ func TestReadRetried(t *testing.T) {
 	}
 }
 
+// TestOutputCapped: the text the model reads fits MaxToolOutput, marker
+// included; when the marker does not fit, the text is cut bare.
 func TestOutputCapped(t *testing.T) {
 	tool, err := onion.NewTool(func(struct{}) string { return strings.Repeat("x", 100) }, onion.Name("big"), onion.Read)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("big", `{}`)), oniontest.Text("done"))
-	res, err := newAgent(t, s, tool, onion.MaxToolOutput(10)).Run(context.Background(), "go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out := res.ToolCalls[0].Output; !strings.HasPrefix(out, strings.Repeat("x", 10)+"\n[output cut: 90 of 100 bytes not shown]") {
-		t.Errorf("output = %q", out)
+	for _, tc := range []struct {
+		limit int
+		want  string
+	}{
+		{60, strings.Repeat("x", 19) + "\n[output cut: 81 of 100 bytes not shown]"},
+		{10, strings.Repeat("x", 10)},
+	} {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("big", `{}`)), oniontest.Text("done"))
+		res, err := newAgent(t, s, tool, onion.MaxToolOutput(tc.limit)).Run(context.Background(), "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := res.ToolCalls[0].Output; out != tc.want || len(out) > tc.limit {
+			t.Errorf("MaxToolOutput(%d): output = %q, want %q", tc.limit, out, tc.want)
+		}
 	}
 }
 

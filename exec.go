@@ -5,189 +5,111 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"strconv"
-	"strings"
-	"sync"
+	"time"
+
+	"github.com/onionkit/onion/loop"
 )
 
-// This file runs the tool calls of one model response: reads together
-// (bounded by MaxParallel), writes and deletes one at a time in the
-// model's order, later writes skipped once one did not succeed, approval
-// before the calls that need it, and an outcome for every call.
+// This file is the one way to run one tool call: the approval, then one
+// attempt under the timeout, with panics, runtime.Goexit, timeouts and
+// cancellation turned into outcomes, and the output capped. The Agent
+// runs every call through it, and so must any other runtime.
 
 // ErrOutcomeUnknown is wrapped in a tool's error to say that the tool may or
 // may not have taken effect, as when the connection to a remote tool broke
 // mid-call. A write or delete failing with it ends as OutcomeUnknown.
 var ErrOutcomeUnknown = errors.New("outcome unknown")
 
-// failureText is the text the model reads for a call whose tool failed
-// with err: its arguments did not fit, it returned an error, or it
-// panicked. (mcpserver sends err's text with isError set instead.)
-func failureText(err error) string { return "error: " + err.Error() }
-
 // SkippedPrefix begins the message of every skipped call.
-const SkippedPrefix = "the tool did not run, so it is safe to call again"
+const SkippedPrefix = loop.SkippedPrefix
 
-func (a *Agent) execute(ctx context.Context, s *seam, runID string, iter int, calls []ToolRequest) ([]ToolCall, error) {
-	out := make([]ToolCall, len(calls))
-	tools := make([]*Tool, len(calls)) // nil for an unknown name
-	var reads, writes []int
-	for i, tc := range calls {
-		out[i] = ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, Iteration: iter}
-		t, ok := a.tools.Get(tc.Name)
-		if !ok {
-			out[i].Outcome = Failed
-			out[i].Error = "unknown tool"
-			out[i].Output = fmt.Sprintf("Tool '%s' does not exist. Available tools: %s.", tc.Name, strings.Join(a.tools.Names(), ", "))
-			continue
-		}
-		out[i].Intent = t.intent
-		tools[i] = t
-		if t.intent == Read {
-			reads = append(reads, i)
-		} else {
-			writes = append(writes, i)
-		}
-	}
-
-	var mu sync.Mutex // guards hookErr
-	var hookErr error
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if hookErr == nil {
-			hookErr = err
-		}
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, a.cfg.maxParallel)
-	for _, i := range reads {
-		wg.Add(1)
-		s.spawn(func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				err := fmt.Errorf("the run was canceled before the tool ran: %w", ctx.Err())
-				out[i].Outcome, out[i].Output, out[i].Error = Failed, failureText(err), err.Error()
-				return
-			}
-			if err := a.callOne(ctx, s, runID, tools[i], &out[i]); err != nil {
-				fail(err)
-			}
-		})
-	}
-	var broken *ToolCall
-	for _, i := range writes {
-		c := &out[i]
-		if broken != nil || ctx.Err() != nil {
-			c.Outcome = Skipped
-			c.Output = SkippedPrefix + "."
-			if broken != nil {
-				c.Output = fmt.Sprintf("%s: the earlier call %s (id %s) in this response ended %s, so the writes after it were not run. Read that result, then decide whether to call this again.",
-					SkippedPrefix, broken.Name, broken.ID, broken.Outcome)
-			}
-			s.emit(Event{Kind: EventToolFinished, Iteration: iter, Call: ptr(*c)})
-			continue
-		}
-		if err := a.callOne(ctx, s, runID, tools[i], c); err != nil {
-			fail(err)
-			break
-		}
-		if c.Outcome != Succeeded {
-			broken = c
-		}
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		return out, ctx.Err()
-	}
-	return out, hookErr
+// CallConfig is what applies to a single tool call of an agent. The zero
+// value has no approver (a call that needs approval is denied), no
+// timeout and no cap on the output.
+type CallConfig struct {
+	// Approver decides the calls that need approval (see Approver).
+	Approver func(ctx context.Context, c Call) (bool, error)
+	// Timeout bounds one attempt (see ToolTimeout); 0 for none.
+	Timeout time.Duration
+	// MaxOutput caps the bytes of the text the model reads (see
+	// MaxToolOutput); 0 for no cap.
+	MaxOutput int
 }
 
-func ptr[T any](v T) *T { return &v }
+// CallConfig returns the settings the agent runs each call with, for a
+// runtime that runs the agent's calls itself.
+func (a *Agent) CallConfig() CallConfig {
+	return CallConfig{Approver: a.cfg.approver, Timeout: a.cfg.toolTimeout, MaxOutput: a.cfg.maxToolOutput}
+}
 
-// callOne asks for approval if needed and runs the call, with retries
-// where the intent allows them. Its error is a hook's.
-func (a *Agent) callOne(ctx context.Context, s *seam, runID string, t *Tool, tc *ToolCall) error {
-	args := json.RawMessage(tc.Arguments)
-	if !json.Valid(args) {
-		args, _ = json.Marshal(tc.Arguments)
+// RunCall runs the call c of t once, the way an Agent runs it: approval
+// when t needs it (no approver, an approver's error or panic, or its no
+// mean Denied, with the reason in Error), then one attempt under
+// cfg.Timeout with c in the context (CallInfo), a panic or runtime.Goexit
+// of the tool ending the call as cut (OutcomeUnknown for a write), and
+// every text capped at cfg.MaxOutput. c.Arguments go to the tool as they
+// are. Retries are the caller's: see CallConfig.Attempt.
+func RunCall(ctx context.Context, t *Tool, c Call, cfg CallConfig) ToolCall {
+	if c.Attempt == 0 {
+		c.Attempt = 1
 	}
-	call := Call{ID: tc.ID, Name: tc.Name, Intent: t.intent, Arguments: args, RunID: runID, Attempt: 1, IdempotencyKey: runID + ":" + tc.ID}
-	for _, h := range a.cfg.hooks {
-		if h.BeforeTool != nil {
-			if err := h.BeforeTool(ctx, ToolEvent{RunID: runID, Call: *tc}); err != nil {
-				return fmt.Errorf("onion: BeforeTool hook: %w", err)
-			}
-		}
-	}
-	s.emit(Event{Kind: EventToolStarted, Iteration: tc.Iteration, Call: ptr(*tc)})
-	start := s.now()
-
-	if t.NeedsApproval(ctx, call) && !a.approved(ctx, s, call) {
-		tc.Outcome = Denied
-		tc.Output = "the user denied this call, so the tool did not run. Do not call it again unless the user asks for it."
+	lc := loop.Call{ID: c.ID, Name: t.name, Intent: loop.Intent(t.intent), Arguments: string(c.Arguments)}
+	start := time.Now()
+	if ok, reason := cfg.Approve(ctx, t, c); !ok {
+		lc.Deny(reason)
 	} else {
-		attempts := 1
-		if t.intent == Read || t.idempotent {
-			attempts += a.cfg.toolRetries
-		}
-		for n := 1; n <= attempts; n++ {
-			call.Attempt = n
-			tc.Attempts = n
-			out, err := s.runTool(ctx, t, call, tc.Arguments)
-			if err == nil {
-				tc.Outcome, tc.Output, tc.Error = Succeeded, a.capOutput(out), ""
-				break
-			}
-			tc.Error = err.Error()
-			tc.Outcome = Failed
-			tc.Output = a.capOutput(failureText(err))
-			var cut *cutError
-			if errors.As(err, &cut) && t.intent != Read {
-				tc.Outcome = OutcomeUnknown
-				tc.Output = a.capOutput(fmt.Sprintf("outcome unknown: the %s call started but was cut off (%s), so nobody knows whether it took effect. Check before calling it again.", t.intent, cut.reason))
-			}
-			if n == attempts || ctx.Err() != nil {
-				break
-			}
-			if err := s.sleep(ctx, s.backoff(n-1)); err != nil {
-				break
-			}
-		}
+		lc.Attempts = 1
+		lc.End(cfg.Attempt(ctx, t, c, string(c.Arguments)), cfg.MaxOutput)
 	}
-	tc.Duration = s.now().Sub(start)
-	a.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "tool call",
-		slog.String("agent", a.name), slog.String("run", runID), slog.String("tool", tc.Name),
-		slog.String("call_id", tc.ID), slog.String("outcome", string(tc.Outcome)),
-		slog.Int("attempts", tc.Attempts), slog.Duration("duration", tc.Duration))
-	s.emit(Event{Kind: EventToolFinished, Iteration: tc.Iteration, Call: ptr(*tc)})
-	for _, h := range a.cfg.hooks {
-		if h.AfterTool != nil {
-			if err := h.AfterTool(ctx, ToolEvent{RunID: runID, Call: *tc}); err != nil {
-				return fmt.Errorf("onion: AfterTool hook: %w", err)
-			}
-		}
-	}
-	return nil
+	tc := toolCall(lc)
+	tc.Duration = time.Since(start)
+	return tc
 }
 
-// approved asks the approver; no approver, an error, a panic or a "no"
-// all mean the call does not run.
-func (a *Agent) approved(ctx context.Context, s *seam, c Call) (ok bool) {
-	if s.approve == nil {
-		return false
+// Approve decides whether the call c of t may run: yes when t does not
+// need approval for it (RequireApproval, ApproveIf), else what
+// cfg.Approver says. When it may not, reason says why: "no approver
+// configured", "approver failed: …", or "the approver said no".
+func (cfg CallConfig) Approve(ctx context.Context, t *Tool, c Call) (ok bool, reason string) {
+	if !t.NeedsApproval(ctx, c) {
+		return true, ""
+	}
+	if cfg.Approver == nil {
+		return false, "no approver configured"
 	}
 	defer func() {
-		if recover() != nil {
-			ok = false
+		if r := recover(); r != nil {
+			ok, reason = false, fmt.Sprintf("approver failed: it panicked: %v", r)
 		}
 	}()
-	yes, err := s.approve(ctx, c)
-	return yes && err == nil
+	yes, err := cfg.Approver(ctx, c)
+	switch {
+	case err != nil:
+		return false, "approver failed: " + err.Error()
+	case !yes:
+		return false, "the approver said no"
+	}
+	return true, ""
+}
+
+// Attempt makes one attempt of the call c of t with the model's argument
+// text args, under cfg.Timeout, and says how it ended as the loop reads
+// it: the tool's text, or the kind of failure and its words. The output is
+// not capped here; loop.Call.End caps it.
+func (cfg CallConfig) Attempt(ctx context.Context, t *Tool, c Call, args string) loop.Done {
+	out, err := cfg.runTool(ctx, t, c, args)
+	d := loop.Done{CallID: c.ID, Output: out}
+	var cut *cutError
+	switch {
+	case err == nil:
+	case errors.As(err, &cut):
+		d.Failure, d.Error = loop.Cut, cut.reason
+	case errors.Is(err, ErrInvalidArguments):
+		d.Failure, d.Error = loop.BadArguments, err.Error()
+	default:
+		d.Failure, d.Error = loop.ToolFailed, err.Error()
+	}
+	return d
 }
 
 // cutError is a call that was stopped before it returned.
@@ -198,11 +120,11 @@ func (e *cutError) Error() string { return "the tool was cut off: " + e.reason }
 // runTool runs one attempt under the tool timeout. A tool that ignores its
 // context is abandoned when the timeout passes: its goroutine ends on its
 // own, and the call ends as cut.
-func (a *Agent) runTool(ctx context.Context, t *Tool, c Call, args string) (string, error) {
+func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string) (string, error) {
 	ctx = withCall(ctx, &c)
-	if a.cfg.toolTimeout > 0 {
+	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, a.cfg.toolTimeout)
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
 	type result struct {
@@ -237,25 +159,26 @@ func (a *Agent) runTool(ctx context.Context, t *Tool, c Call, args string) (stri
 	case errors.As(r.err, &pe):
 		return "", &cutError{reason: fmt.Sprintf("it panicked: %v", pe.Value)}
 	case ctx.Err() != nil && (errors.Is(r.err, context.DeadlineExceeded) || errors.Is(r.err, context.Canceled) || errors.Is(r.err, ctx.Err())):
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", &cutError{reason: "it timed out after " + a.cfg.toolTimeout.String()}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && cfg.Timeout > 0 {
+			return "", &cutError{reason: "it timed out after " + cfg.Timeout.String()}
 		}
 		return "", &cutError{reason: "the run was canceled"}
 	}
 	return "", r.err
 }
 
-// capOutput cuts tool output to MaxToolOutput bytes, with a marker.
-func (a *Agent) capOutput(s string) string {
-	limit := a.cfg.maxToolOutput
-	if len(s) <= limit {
-		return s
+// callArguments is the model's argument text as a Call carries it: JSON,
+// or the text as a JSON string when it is not JSON.
+func callArguments(args string) json.RawMessage {
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
 	}
-	cut := limit
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "\n[output cut: " + strconv.Itoa(len(s)-cut) + " of " + strconv.Itoa(len(s)) + " bytes not shown]"
+	b, _ := json.Marshal(args)
+	return b
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// toolCall is the loop's record of a call as a Result reports it.
+func toolCall(c loop.Call) ToolCall {
+	return ToolCall{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: c.Arguments, Output: c.Output, Error: c.Error,
+		Outcome: c.Outcome, Attempts: c.Attempts, Duration: c.Duration, Iteration: c.Iteration}
+}

@@ -108,7 +108,7 @@ func TestToolProblemsGoBackToTheModel(t *testing.T) {
 	}
 	msgs := toolMessages(t, s, 1)
 	want := []struct{ contains, outcome string }{
-		{"Tool 'nope' does not exist. Available tools: lookup.", "failed"},
+		{"error: unknown tool \"nope\":\n- no tool has that name; call one of the tools listed below\ntools: lookup", "failed"},
 		{"arguments are not valid JSON", "failed"},
 		{"key: expected string, got number 7", "failed"},
 		{"arguments: expected object, got array", "failed"},

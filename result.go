@@ -8,34 +8,39 @@ import (
 )
 
 // StopReason says why a run ended.
-type StopReason string
+type StopReason = loop.StopReason
 
 // The reasons a run ends.
 const (
 	// StopNatural: the model answered without asking for tools.
-	StopNatural StopReason = "natural"
+	StopNatural = loop.StopNatural
 	// StopMaxIterations: the cap was reached and the model answered, without
 	// tools, from what it had gathered.
-	StopMaxIterations StopReason = "max_iterations"
+	StopMaxIterations = loop.StopMaxIterations
 	// StopCanceled: the caller's context ended the run.
-	StopCanceled StopReason = "canceled"
+	StopCanceled = loop.StopCanceled
+	// StopFailed: the run ended with an error: the model endpoint kept
+	// failing, or a hook returned one.
+	StopFailed = loop.StopFailed
 )
 
 // Outcome is how one tool call ended.
-type Outcome string
+type Outcome = loop.Outcome
 
 // The outcomes of a tool call.
 const (
-	Succeeded Outcome = "succeeded"
-	Failed    Outcome = "failed"
+	Succeeded = loop.Succeeded
+	// Failed: the tool returned an error or panicked, its arguments did
+	// not fit, the model named no such tool, or a read was cut off.
+	Failed = loop.Failed
 	// Denied: the call needed approval and did not get it; it did not run.
-	Denied Outcome = "denied"
-	// Skipped: an earlier write of the same response did not succeed, so
-	// this write did not run.
-	Skipped Outcome = "skipped"
+	Denied = loop.Denied
+	// Skipped: the call did not run, because an earlier write of the same
+	// response did not succeed or because the run stopped first.
+	Skipped = loop.Skipped
 	// OutcomeUnknown: a write or delete started and was cut (timeout,
 	// cancellation, panic), so nobody knows whether it took effect.
-	OutcomeUnknown Outcome = "outcome_unknown"
+	OutcomeUnknown = loop.OutcomeUnknown
 )
 
 // ToolCall records one tool call of a run.
@@ -88,7 +93,10 @@ type Event struct {
 }
 
 // Hooks are funcs the agent calls as a run goes. Any may be nil. A hook's
-// error stops the run with that error. A Hooks value is an Option.
+// error stops the run with that error: calls not yet started are skipped,
+// those running finish, and no further hook is called but OnError. Hooks
+// run one at a time, on the goroutine that drives the run: the tool hooks
+// in the order the calls start and end. A Hooks value is an Option.
 type Hooks struct {
 	BeforeModel func(ctx context.Context, e ModelEvent) error // before each model request
 	AfterModel  func(ctx context.Context, e ModelEvent) error // after each reply

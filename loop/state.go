@@ -1,0 +1,151 @@
+package loop
+
+import (
+	"time"
+)
+
+// This file holds what the loop remembers: the State of one run, the
+// calls of the current response, and the Result the run ends with. All of
+// it is plain data that encodes to JSON and back unchanged.
+
+// Intent says what a tool does to the world: reads run together and may be
+// retried; writes and deletes run one at a time, in the model's order.
+type Intent string
+
+// The intents of a tool.
+const (
+	Read   Intent = "read"
+	Write  Intent = "write"
+	Delete Intent = "delete"
+)
+
+// Outcome is how one tool call ended.
+type Outcome string
+
+// The outcomes of a tool call.
+const (
+	// Succeeded: the tool returned a result.
+	Succeeded Outcome = "succeeded"
+	// Failed: the tool returned an error, its arguments did not fit, the
+	// model named no such tool, or a read was cut off.
+	Failed Outcome = "failed"
+	// Denied: the call needed approval and did not get it; it did not run.
+	Denied Outcome = "denied"
+	// Skipped: the call did not run, because an earlier write of the same
+	// response did not succeed or because the run stopped first.
+	Skipped Outcome = "skipped"
+	// OutcomeUnknown: a write or delete started and was cut (timeout,
+	// cancellation, panic, a lost worker), so nobody knows whether it took
+	// effect.
+	OutcomeUnknown Outcome = "outcome_unknown"
+)
+
+// StopReason says why a run ended.
+type StopReason string
+
+// The reasons a run ends.
+const (
+	// StopNatural: the model answered without asking for tools.
+	StopNatural StopReason = "natural"
+	// StopMaxIterations: the cap was reached and the model answered, without
+	// tools, from what it had gathered.
+	StopMaxIterations StopReason = "max_iterations"
+	// StopCanceled: the caller's context ended the run.
+	StopCanceled StopReason = "canceled"
+	// StopFailed: the run ended with an error, such as a model endpoint
+	// that kept failing or a hook's error.
+	StopFailed StopReason = "failed"
+)
+
+// CallStatus is where a call of the current response stands.
+type CallStatus string
+
+// The statuses of a call. A call with an Outcome is over.
+const (
+	Waiting   CallStatus = ""          // not started
+	Approving CallStatus = "approving" // an AskApproval effect awaits its answer
+	Running   CallStatus = "running"   // a RunCall effect awaits its answer
+)
+
+// Call is one tool call of a run: while it goes, and, once it has an
+// Outcome, as the run's Result records it.
+type Call struct {
+	// ID is the model's ID of the call, or one the loop gave it.
+	ID string `json:"id"`
+	// Name is the tool's name, as the model sent it.
+	Name string `json:"name"`
+	// Intent is the tool's intent, empty for a tool that does not exist.
+	Intent Intent `json:"intent,omitempty"`
+	// Arguments are the raw arguments, as the model sent them.
+	Arguments string `json:"arguments"`
+	// Iteration is the round of tool calls, from 1.
+	Iteration int `json:"iteration"`
+	// Status says where a call that has no Outcome yet stands.
+	Status CallStatus `json:"status,omitempty"`
+	// Attempts counts the attempts started: in a RunCall effect, the
+	// number of the attempt to make.
+	Attempts int `json:"attempts"`
+	// Started is when the call began (asked for approval or ran), as the
+	// input that started it said.
+	Started time.Time `json:"started,omitzero"`
+	// Outcome is how the call ended; empty while it goes.
+	Outcome Outcome `json:"outcome,omitempty"`
+	// Output is the text the model reads for the call.
+	Output string `json:"output,omitempty"`
+	// Error says why a call did not succeed.
+	Error string `json:"error,omitempty"`
+	// Duration is from Started to the outcome, approval included.
+	Duration time.Duration `json:"duration,omitempty"`
+}
+
+// Result is the answer of a run and what happened on the way.
+type Result struct {
+	RunID      string     `json:"run_id"`
+	Output     string     `json:"output"`
+	Iterations int        `json:"iterations"` // rounds of tool calls
+	StopReason StopReason `json:"stop_reason,omitempty"`
+	// Error is why a run that stopped early stopped.
+	Error string `json:"error,omitempty"`
+	// Calls are every call of the run, in the model's order within a
+	// round.
+	Calls []Call `json:"calls,omitempty"`
+	Usage Usage  `json:"usage"`
+}
+
+// Phase is what a run waits for.
+type Phase string
+
+// The phases of a run.
+const (
+	AwaitingModel Phase = "model" // the answer to an AskModel effect
+	AwaitingCalls Phase = "calls" // the answers about the current calls
+	Finished      Phase = "done"  // nothing: the run is over
+)
+
+// State is one run of the loop. Start makes it and Step moves it on; a
+// runtime may encode it to JSON at any point and continue from the
+// decoded copy with the same Loop.
+type State struct {
+	RunID string `json:"run_id"`
+	// Seed draws the jitter of retry backoffs, so that the same State and
+	// the same inputs always give the same effects.
+	Seed uint64 `json:"seed"`
+	// Messages are the conversation: the history, the prompt, and the
+	// run's messages so far. The system message is not among them: each
+	// Request begins with it.
+	Messages []Message `json:"messages"`
+	// Start is the index in Messages of the run's prompt; the messages
+	// before it are the history the run began with.
+	Start int `json:"start"`
+	// Iteration counts the model requests sent, from 1.
+	Iteration int `json:"iteration"`
+	// Phase is what the run waits for.
+	Phase Phase `json:"phase"`
+	// Calls are the calls of the current response, in the model's order.
+	Calls []Call `json:"calls,omitempty"`
+	// Stopping is set when the run was told to stop: calls not started are
+	// skipped, and the run finishes once the started ones have ended.
+	Stopping *Stop `json:"stopping,omitempty"`
+	// Result is the run's result so far.
+	Result Result `json:"result"`
+}
