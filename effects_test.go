@@ -3,7 +3,9 @@ package onion_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -303,5 +305,211 @@ func TestToolThatExitsItsGoroutine(t *testing.T) {
 	}
 	if c := res.ToolCalls[0]; c.Outcome != onion.OutcomeUnknown || !strings.Contains(c.Output, "Goexit") {
 		t.Errorf("call = %+v", c)
+	}
+}
+
+// todo is a tool instance whose read must see the writes listed before it.
+type todo struct {
+	mu    sync.Mutex
+	items []string
+	// slow, when not nil, holds Add until it is closed.
+	slow chan struct{}
+	// added is closed when a slow Add has started.
+	added chan struct{}
+}
+
+// Add adds an item.
+//
+// item: what to add
+func (d *todo) Add(item string) error {
+	if d.slow != nil {
+		close(d.added)
+		<-d.slow
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.items = append(d.items, item)
+	return nil
+}
+
+// Total counts the items.
+//
+//onion:intent read
+func (d *todo) Total() (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.items), nil
+}
+
+// TestReadSeesTheWritesBeforeIt runs the model's [add, add, total] many
+// times: total runs after both adds, every time.
+func TestReadSeesTheWritesBeforeIt(t *testing.T) {
+	for i := range 200 {
+		d := &todo{}
+		s := oniontest.NewServer(t, oniontest.ToolCalls(
+			oniontest.Call("add", `{"item":"a"}`), oniontest.Call("add", `{"item":"b"}`), oniontest.Call("total", `{}`)),
+			oniontest.Text("done"))
+		res, err := newAgent(t, s, d).Run(context.Background(), "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.ToolCalls[2].Output; got != "2" {
+			t.Fatalf("run %d: total read %s, want 2: it ran before the writes listed before it", i, got)
+		}
+		s.Close()
+	}
+}
+
+// TestReadAfterASlowWrite: a read listed after a write that takes its time
+// does not start until the write is done.
+func TestReadAfterASlowWrite(t *testing.T) {
+	d := &todo{slow: make(chan struct{}), added: make(chan struct{})}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("add", `{"item":"a"}`), oniontest.Call("total", `{}`)),
+		oniontest.Text("done"))
+	var order []string
+	var res *onion.Result
+	for e, err := range newAgent(t, s, d).Stream(context.Background(), "go") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.Kind {
+		case onion.EventToolStarted:
+			order = append(order, "start "+e.Call.Name)
+			if e.Call.Name == "add" {
+				// Let the write finish only once it has started: a read
+				// running alongside it would have begun by now and read 0.
+				go func() { <-d.added; close(d.slow) }()
+			}
+		case onion.EventToolFinished:
+			order = append(order, "end "+e.Call.Name)
+		case onion.EventDone:
+			res = e.Result
+		}
+	}
+	if got := strings.Join(order, ", "); got != "start add, end add, start total, end total" {
+		t.Errorf("events: %s", got)
+	}
+	if got := res.ToolCalls[1].Output; got != "1" {
+		t.Errorf("total read %s, want 1", got)
+	}
+}
+
+// TestReadsStartInTheModelsOrder: reads that run together are started in
+// the order the model listed them, each handed to its tool before the
+// next one is.
+func TestReadsStartInTheModelsOrder(t *testing.T) {
+	probe, err := onion.NewTool(func(a struct {
+		N int `json:"n"`
+	}) int {
+		return a.N
+	}, onion.Name("probe"), onion.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 100 {
+		var calls []oniontest.ToolCall
+		for n := range 5 {
+			calls = append(calls, oniontest.Call("probe", fmt.Sprintf(`{"n":%d}`, n)))
+		}
+		s := oniontest.NewServer(t, oniontest.ToolCalls(calls...), oniontest.Text("done"))
+		var started []string
+		for e, err := range newAgent(t, s, probe).Stream(context.Background(), "go") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Kind == onion.EventToolStarted {
+				started = append(started, e.Call.Arguments)
+			}
+		}
+		if got := strings.Join(started, ""); got != `{"n":0}{"n":1}{"n":2}{"n":3}{"n":4}` {
+			t.Fatalf("run %d: reads started in the order %s", run, got)
+		}
+		s.Close()
+	}
+}
+
+// TestHookFailureLeavesEveryCallAnOutcome: a BeforeTool hook that fails
+// on the second of three writes stops the run; the first ran, the second
+// and third did not, and each says so.
+func TestHookFailureLeavesEveryCallAnOutcome(t *testing.T) {
+	l := &ledger{}
+	stop := errors.New("stop here")
+	var after []string
+	hooks := onion.Hooks{
+		BeforeTool: func(_ context.Context, e onion.ToolEvent) error {
+			if e.Call.Arguments == `{"entry":"b"}` {
+				return stop
+			}
+			return nil
+		},
+		AfterTool: func(_ context.Context, e onion.ToolEvent) error { after = append(after, e.Call.Arguments); return nil },
+	}
+	s := oniontest.NewServer(t, appends("a", "b", "c"))
+	res, err := newAgent(t, s, l, hooks).Run(context.Background(), "go")
+	if !errors.Is(err, stop) || res == nil {
+		t.Fatalf("err = %v, result %v", err, res)
+	}
+	if l.got() != "a" {
+		t.Errorf("ledger %q, want a", l.got())
+	}
+	want := []onion.Outcome{onion.Succeeded, onion.Skipped, onion.Skipped}
+	if len(res.ToolCalls) != 3 {
+		t.Fatalf("%d calls recorded, want 3", len(res.ToolCalls))
+	}
+	for i, c := range res.ToolCalls {
+		if c.Outcome != want[i] {
+			t.Errorf("call %d ended %q, want %s", i, c.Outcome, want[i])
+		}
+		if i > 0 && (!strings.HasPrefix(c.Output, onion.SkippedPrefix) || !strings.Contains(c.Error, "stop here")) {
+			t.Errorf("call %d: output %q, error %q", i, c.Output, c.Error)
+		}
+	}
+	if res.StopReason != onion.StopFailed {
+		t.Errorf("stop reason %q", res.StopReason)
+	}
+	if fmt.Sprint(after) != `[{"entry":"a"}]` {
+		t.Errorf("AfterTool saw %v: hooks must stop after one failed", after)
+	}
+}
+
+// TestDenialsSayWhy: the model reads the same fail-closed denial, while
+// ToolCall.Error and the log say why.
+func TestDenialsSayWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		approver any
+		reason   string
+	}{
+		{"none", nil, "no approver configured"},
+		{"error", onion.Approver(func(context.Context, onion.Call) (bool, error) { return false, errors.New("terminal closed") }), "approver failed: terminal closed"},
+		{"panic", onion.Approver(func(context.Context, onion.Call) (bool, error) { panic("approver bug") }), "approver failed: it panicked: approver bug"},
+		{"no", onion.Approver(func(context.Context, onion.Call) (bool, error) { return false, nil }), "the approver said no"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf strings.Builder
+			var mu sync.Mutex
+			logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+			items := []any{&ledger{}, onion.Logger(logger)}
+			if tc.approver != nil {
+				items = append(items, tc.approver)
+			}
+			s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("refund", `{"amount":5}`)), oniontest.Text("done"))
+			res, err := newAgent(t, s, items...).Run(context.Background(), "refund")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.ToolCalls[0]
+			if c.Outcome != onion.Denied || c.Error != tc.reason {
+				t.Errorf("outcome %s, error %q; want denied, %q", c.Outcome, c.Error, tc.reason)
+			}
+			if msg := toolMessages(t, s, 1)[c.ID]; msg != "the user denied this call, so the tool did not run. Do not call it again unless the user asks for it." {
+				t.Errorf("the model read %q", msg)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !strings.Contains(buf.String(), `"outcome":"denied","attempts":0`) || !strings.Contains(buf.String(), `"error":"`+tc.reason+`"`) {
+				t.Errorf("the log does not say why:\n%s", buf.String())
+			}
+		})
 	}
 }

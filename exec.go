@@ -97,7 +97,13 @@ func (cfg CallConfig) Approve(ctx context.Context, t *Tool, c Call) (ok bool, re
 // it: the tool's text, or the kind of failure and its words. The output is
 // not capped here; loop.Call.End caps it.
 func (cfg CallConfig) Attempt(ctx context.Context, t *Tool, c Call, args string) loop.Done {
-	out, err := cfg.runTool(ctx, t, c, args)
+	return cfg.attempt(ctx, t, c, args, nil)
+}
+
+// attempt is Attempt, calling started (when not nil) just before the tool
+// runs, so that a runtime can start calls in order.
+func (cfg CallConfig) attempt(ctx context.Context, t *Tool, c Call, args string, started func()) loop.Done {
+	out, err := cfg.runTool(ctx, t, c, args, started)
 	d := loop.Done{CallID: c.ID, Output: out}
 	var cut *cutError
 	switch {
@@ -120,7 +126,7 @@ func (e *cutError) Error() string { return "the tool was cut off: " + e.reason }
 // runTool runs one attempt under the tool timeout. A tool that ignores its
 // context is abandoned when the timeout passes: its goroutine ends on its
 // own, and the call ends as cut.
-func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string) (string, error) {
+func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string, started func()) (string, error) {
 	ctx = withCall(ctx, &c)
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -139,6 +145,9 @@ func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string)
 				done <- result{err: &cutError{reason: "it ended its goroutine (runtime.Goexit) without returning"}}
 			}
 		}()
+		if started != nil {
+			started()
+		}
 		out, err := t.Call(ctx, args)
 		finished = true
 		done <- result{out, err}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -234,18 +235,24 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	call := r.call(c)
 	cfg := r.a.CallConfig()
 	r.inflight++
+	// A first attempt starts before the next call does, so that calls
+	// start in the order the loop asks for them; a retry waits its backoff
+	// on its own.
 	started := make(chan struct{})
+	var once sync.Once
+	signal := func() { once.Do(func() { close(started) }) }
+	if wait > 0 {
+		signal()
+	}
 	r.g.Go(func() error {
-		close(started)
-		if err := sleep(r.ctx, wait); err != nil {
-			r.inputs <- loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.NotRun}}
-			return nil
+		d := loop.Done{CallID: c.ID, Failure: loop.NotRun}
+		if sleep(r.ctx, wait) == nil {
+			d = cfg.attempt(r.ctx, t, call, c.Arguments, signal)
 		}
-		d := cfg.Attempt(r.ctx, t, call, c.Arguments)
+		signal() // in case the tool never ran
 		r.inputs <- loop.Input{Done: &d}
 		return nil
 	})
-	// Calls start in the order the loop asks for them.
 	<-started
 }
 

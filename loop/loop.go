@@ -394,6 +394,9 @@ func (l *Loop) done(st *State, c *Call, d Done, now time.Time) []Effect {
 		return []Effect{{Kind: RunCall, Call: *c, Wait: wait}}
 	}
 	c.End(d, l.cfg.MaxOutput)
+	if d.Failure == NotRun && c.Error == "" && st.Stopping != nil {
+		c.Error = st.Stopping.why()
+	}
 	c.Duration = durationSince(c.Started, now)
 	out := []Effect{{Kind: Emit, Event: EventToolFinished, Call: *c}}
 	return l.advance(st, now, out)
