@@ -513,3 +513,27 @@ func TestDenialsSayWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestInvalidArgumentsAreNotRetried: arguments that fail the check go back
+// to the model at once, however many retries reads get.
+func TestInvalidArgumentsAreNotRetried(t *testing.T) {
+	var ran atomic.Int32
+	tool, err := onion.NewTool(func(a struct {
+		N int `json:"n"`
+	}) int {
+		ran.Add(1)
+		return a.N
+	}, onion.Name("count"), onion.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("count", `{"n":"three"}`)), oniontest.Text("done"))
+	a := newAgent(t, s, tool, onion.ToolRetries(3))
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.ToolCalls[0]; c.Outcome != onion.Failed || c.Attempts != 1 || ran.Load() != 0 || !strings.Contains(c.Output, "invalid arguments") {
+		t.Errorf("call %+v; the func ran %d times", c, ran.Load())
+	}
+}
