@@ -324,6 +324,11 @@ func (a *Agent) loopConfig() loop.Config {
 // are Tools and CallConfig.
 func (a *Agent) Loop() *loop.Loop { return a.core }
 
+// LanguageModel returns the model the agent sends its requests to: the one
+// given with WithModel, or the built-in Chat Completions client. Each
+// Generate is one attempt; Run and Stream add the retries.
+func (a *Agent) LanguageModel() LanguageModel { return a.model }
+
 // Name returns the agent's name.
 func (a *Agent) Name() string { return a.name }
 

@@ -73,11 +73,10 @@ type liveRun struct {
 	g      errgroup.Group // the approvals and calls in flight
 
 	queue    []loop.Effect
-	inflight int       // effects handed to goroutines, not yet answered
-	stopping bool      // a Stop went in: nothing more starts
-	err      error     // the error the run ends with
-	hooksOff bool      // a hook failed: no more hooks
-	asked    time.Time // when the pending model request was sent
+	inflight int   // effects handed to goroutines, not yet answered
+	stopping bool  // a Stop went in: nothing more starts
+	err      error // the error the run ends with
+	hooksOff bool  // a hook failed: no more hooks
 	result   *loop.Result
 }
 
@@ -104,7 +103,7 @@ func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
 			r.stop(loop.StopCanceled, r.ctx.Err())
 		}
 	}
-	res := r.a.result(*r.result)
+	res := ResultOf(*r.result)
 	if r.result.StopReason == loop.StopCanceled {
 		return res, fmt.Errorf("onion: run %s of agent %q canceled: %w", res.RunID, r.a.name, r.ctx.Err())
 	}
@@ -213,10 +212,7 @@ func (r *liveRun) askModel(req *Request) {
 }
 
 // call is the Call a tool and an approver see for c.
-func (r *liveRun) call(c loop.Call) Call {
-	return Call{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: callArguments(c.Arguments),
-		RunID: r.st.RunID, Attempt: max(c.Attempts, 1), IdempotencyKey: r.st.RunID + ":" + c.ID}
-}
+func (r *liveRun) call(c loop.Call) Call { return CallOf(r.st.RunID, c) }
 
 func (r *liveRun) approve(c loop.Call) {
 	t, _ := r.a.tools.Get(c.Name)
@@ -303,8 +299,8 @@ func (r *liveRun) send(e Event) {
 	}
 }
 
-// result is the loop's result as Run returns it.
-func (a *Agent) result(lr loop.Result) *Result {
+// ResultOf is the Result of a run of an agent's loop, as Run returns it.
+func ResultOf(lr loop.Result) *Result {
 	res := &Result{RunID: lr.RunID, Output: lr.Output, Iterations: lr.Iterations, StopReason: lr.StopReason, Usage: lr.Usage}
 	if len(lr.Calls) > 0 {
 		res.ToolCalls = make([]ToolCall, len(lr.Calls))
@@ -313,4 +309,14 @@ func (a *Agent) result(lr loop.Result) *Result {
 		}
 	}
 	return res
+}
+
+// CallOf is the Call that the tool and the approver of the loop's call c
+// of run runID see: the model's arguments as JSON (as a JSON string when
+// they are not JSON), the attempt, and the idempotency key runID:ID, the
+// same on every attempt. A runtime with a steadier name for the call, such
+// as a durable workflow's, may put that in IdempotencyKey instead.
+func CallOf(runID string, c loop.Call) Call {
+	return Call{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: callArguments(c.Arguments),
+		RunID: runID, Attempt: max(c.Attempts, 1), IdempotencyKey: runID + ":" + c.ID}
 }
