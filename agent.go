@@ -399,7 +399,9 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 	}
 }
 
-// History returns a copy of the conversation so far.
+// History returns a copy of the conversation so far, as onion's own
+// messages: the prompts and answers of earlier runs (and their tool calls
+// and results with KeepToolHistory), without the system message.
 func (a *Agent) History() []Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -416,16 +418,22 @@ func (a *Agent) SetHistory(msgs []Message) {
 // Reset clears the conversation.
 func (a *Agent) Reset() { a.SetHistory(nil) }
 
-// MarshalHistory encodes the conversation as JSON.
+// MarshalHistory encodes the conversation as JSON: an array of Message.
 func (a *Agent) MarshalHistory() ([]byte, error) {
 	return json.Marshal(a.History())
 }
 
-// UnmarshalHistory restores a conversation saved with MarshalHistory.
+// UnmarshalHistory restores a conversation saved with MarshalHistory. It
+// rejects a message whose role is not system, user, assistant or tool.
 func (a *Agent) UnmarshalHistory(data []byte) error {
 	var msgs []Message
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		return fmt.Errorf("restore history: %w", err)
+	}
+	for i, m := range msgs {
+		if !m.Role.Valid() {
+			return fmt.Errorf("restore history: message %d has the role %q: want system, user, assistant or tool", i, m.Role)
+		}
 	}
 	a.SetHistory(msgs)
 	return nil

@@ -2,10 +2,12 @@ package onion_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -547,5 +549,47 @@ func TestRetryAfterBoundDefault(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.RateLimited(time.Duration(math.MaxInt64)))
 	if _, err := newAgent(t, s).Input(context.Background(), "hi"); err == nil || !strings.Contains(err.Error(), "MaxRetryAfter (5m0s)") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUnmarshalHistoryRejectsUnknownRoles(t *testing.T) {
+	a, err := onion.NewAgent("h", onion.APIKey("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{`[{"role":"wizard"}]`, `[{"role":"user","content":"hi"},{"content":"no role"}]`} {
+		if err := a.UnmarshalHistory([]byte(bad)); err == nil || !strings.Contains(err.Error(), "role") {
+			t.Errorf("%s: err = %v", bad, err)
+		}
+	}
+	if len(a.History()) != 0 {
+		t.Error("a rejected history was kept")
+	}
+}
+
+// TestHistoryRoundTrip: a conversation with tool calls, reasoning and
+// provider items comes back from JSON unchanged.
+func TestHistoryRoundTrip(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("done"))
+	a := newAgent(t, s, Lookup, onion.KeepToolHistory())
+	if _, err := a.Input(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	h := a.History()
+	h = append(h, onion.Message{Role: onion.RoleAssistant, Reasoning: "because", Items: json.RawMessage(`[{"type":"reasoning","encrypted_content":"gAAA"}]`)})
+	a.SetHistory(h)
+	saved, err := a.MarshalHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newAgent(t, s, Lookup)
+	if err := b.UnmarshalHistory(saved); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(b.History(), h) {
+		t.Errorf("restored %+v\nwant %+v", b.History(), h)
+	}
+	if got := h[1].ToolCalls; len(got) != 1 || got[0].Name != "lookup" || got[0].Arguments != `{"key":"a"}` || h[2].ToolCallID != got[0].ID {
+		t.Errorf("tool history %+v", h)
 	}
 }
