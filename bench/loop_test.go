@@ -3,9 +3,13 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/sashabaranov/go-openai"
 )
@@ -98,6 +102,65 @@ func BenchmarkLoop(b *testing.B) {
 				b.Fatalf("tool calls: %+v", res.ToolCalls)
 			}
 			sink = res.Output
+		}
+	})
+}
+
+// tenCalls is a Chat Completions response asking for ten tool calls, as a
+// server sends it.
+func tenCalls() []byte {
+	var calls []string
+	for i := range 10 {
+		calls = append(calls, fmt.Sprintf(`{"id":"call_%02d","type":"function","function":{"name":"lookup","arguments":"{\"key\":\"k%d\"}"}}`, i, i))
+	}
+	return []byte(`{"id":"chatcmpl-1","object":"chat.completion","created":1764576000,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` +
+		strings.Join(calls, ",") + `]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":80,"total_tokens":200}}`)
+}
+
+// BenchmarkStep measures the loop's core taking a response of ten read
+// calls (Step with the reply: the calls checked, the first batch
+// scheduled, its effects returned), against decoding the JSON of that
+// same response with go-openai's types, which every runtime does first.
+func BenchmarkStep(b *testing.B) {
+	body := tenCalls()
+	b.Run("decode_json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var resp openai.ChatCompletionResponse
+			if err := json.Unmarshal(body, &resp); err != nil {
+				b.Fatal(err)
+			}
+			sink = resp.ID
+		}
+	})
+	b.Run("step", func(b *testing.B) {
+		tool, err := onion.NewTool(Lookup, onion.Read)
+		if err != nil {
+			b.Fatal(err)
+		}
+		agent, err := onion.NewAgent("bench", tool, onion.APIKey("test-key"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var resp openai.ChatCompletionResponse
+		if err := json.Unmarshal(body, &resp); err != nil {
+			b.Fatal(err)
+		}
+		reply := &onion.Response{ID: resp.ID, Message: onion.Message{Role: onion.RoleAssistant}}
+		for _, c := range resp.Choices[0].Message.ToolCalls {
+			reply.Message.ToolCalls = append(reply.Message.ToolCalls, onion.ToolRequest{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
+		l := agent.Loop()
+		now := time.Now()
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			st, _ := l.Start("run", 1, nil, loopPrompt)
+			b.StartTimer()
+			effects, err := l.Step(st, loop.Input{Now: now, Reply: reply})
+			if err != nil || len(effects) != 16 { // 8 reads started (MaxParallel), each an event and a RunCall
+				b.Fatalf("%d effects, err %v", len(effects), err)
+			}
 		}
 	})
 }

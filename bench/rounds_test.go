@@ -2,8 +2,13 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
@@ -97,5 +102,69 @@ func benchRounds(b *testing.B, intent onion.Intent) {
 			}
 		}
 		sink = res.Output
+	}
+}
+
+// concurrentRuns is how many runs BenchmarkConcurrentRuns starts at once.
+const concurrentRuns = 1000
+
+// BenchmarkConcurrentRuns starts 1,000 runs at once on one Agent, each of
+// three rounds of two reads then an answer (4,000 model requests to one
+// oniontest server, 6,000 calls), and waits for all. One op is the 1,000
+// runs; allocs/run is what one run costs. When they are done no goroutine
+// of theirs is left.
+func BenchmarkConcurrentRuns(b *testing.B) {
+	ctx := context.Background()
+	s := oniontest.NewServer(b)
+	tool, err := onion.NewTool(Lookup, onion.Read)
+	if err != nil {
+		b.Fatal(err)
+	}
+	agent, err := onion.NewAgent("bench", tool, onion.BaseURL(s.URL()), onion.APIKey("test-key"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer agent.Close()
+	// Each reply is chosen by how far its run has got: the runs share the
+	// server's script, in no particular order.
+	reply := oniontest.Func(func(r oniontest.Request) oniontest.Step {
+		if len(r.ToolResults()) == roundsPerRun*callsPerRound {
+			return oniontest.Text("Both records are there.")
+		}
+		return oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`), oniontest.Call("lookup", `{"key":"b"}`))
+	})
+	before := goleak.IgnoreCurrent()
+	var m0, m1 runtime.MemStats
+	var allocs uint64
+	for b.Loop() {
+		b.StopTimer()
+		for range concurrentRuns * (roundsPerRun + 1) {
+			s.Add(reply)
+		}
+		runtime.ReadMemStats(&m0)
+		b.StartTimer()
+		var g errgroup.Group
+		for range concurrentRuns {
+			g.Go(func() error {
+				res, err := agent.Run(ctx, "Look up a and b, three times.")
+				if err == nil && (res.Iterations != roundsPerRun || len(res.ToolCalls) != roundsPerRun*callsPerRound) {
+					err = fmt.Errorf("%d rounds, %d tool calls", res.Iterations, len(res.ToolCalls))
+				}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.ReadMemStats(&m1)
+		allocs += m1.Mallocs - m0.Mallocs
+		agent.Reset()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(allocs)/float64(b.N*concurrentRuns), "allocs/run")
+	s.Close()
+	if err := goleak.Find(before); err != nil {
+		b.Errorf("goroutines left after the runs: %v", err)
 	}
 }

@@ -257,7 +257,8 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	// The reply is the runtime's: IDs are given on a copy.
 	msg.ToolCalls = append([]ToolRequest(nil), msg.ToolCalls...)
 	st.Calls = make([]Call, len(msg.ToolCalls))
-	var out []Effect
+	// An event for each call, and a start for each that may start now.
+	out := make([]Effect, 0, len(msg.ToolCalls)+min(len(msg.ToolCalls), l.cfg.MaxParallel)+2)
 	for i := range msg.ToolCalls {
 		tc := &msg.ToolCalls[i]
 		if tc.ID == "" {
