@@ -80,21 +80,47 @@
 //
 // # The loop
 //
-// Agent.Run sends the prompt to any OpenAI-compatible Chat Completions
-// endpoint and runs the tool calls the model asks for, round after round,
-// up to MaxIterations; then it asks once more without tools for an answer
-// from the evidence. Unknown tools, malformed or invalid arguments, tool
-// errors, panics and timeouts all go back to the model as tool messages;
-// only the endpoint (after retries) or the caller's context end a run
-// early.
+// Agent.Run sends the prompt to the agent's model and runs the tool calls
+// the model asks for, round after round, up to MaxIterations; then it asks
+// once more without tools for an answer from the evidence. Unknown tools,
+// arguments that do not fit, tool errors, panics and timeouts all go back
+// to the model as tool messages, each held to MaxToolOutput; only the
+// model endpoint (after retries), a hook's error or the caller's context
+// end a run early, and even then every call ends with an Outcome.
 //
-// Read calls of one response run concurrently (MaxParallel); writes and
-// deletes run one at a time in the model's order, and once one fails, is
-// denied or ends with an unknown outcome, the later ones are skipped with a
-// message beginning "the tool did not run, so it is safe to call again".
-// Calls that need approval wait for the Approver; without one they are
-// denied. Every call ends with an Outcome, and a tool reads its Call,
-// including an IdempotencyKey stable across retries, with CallInfo.
+// The calls of one response run in the order the model listed them,
+// except that consecutive reads run together, at most MaxParallel at once:
+// a read waits for every write listed before it, a write waits for every
+// call listed before it, and reads start in the model's order. Once a
+// write or delete fails, is denied or ends with an unknown outcome, the
+// later writes of the response are skipped with a message beginning "the
+// tool did not run, so it is safe to call again". Calls that need approval
+// wait for the Approver; without one, or when it fails, they are denied,
+// and ToolCall.Error says why. A failed read or idempotent write is tried
+// again up to ToolRetries times; arguments that failed the check never
+// are. A tool reads its Call, including an IdempotencyKey stable across
+// retries, with CallInfo.
+//
+// These rules are package loop: a deterministic state machine that takes
+// a run's State and the outcome of the last effect and returns the next
+// effects (ask the model, ask approval for a call, run a call, emit an
+// event, finish), with no goroutines, clock, randomness or I/O inside, and
+// a State that encodes to JSON. Run and Stream drive it with goroutines,
+// the clock, hooks, the logger and the approver; another runtime, such as
+// a durable workflow engine, drives the same loop (Agent.Loop) with the
+// same model (Agent.LanguageModel) and runs each call the one way there is
+// (CallConfig.Approve and CallConfig.Attempt, or RunCall for a single call
+// outside a loop).
+//
+// # Models
+//
+// The agent speaks onion's own Message, Request and Response to a
+// LanguageModel, whose one method sends one request. The default is a
+// Chat Completions client for any OpenAI-compatible endpoint, built from
+// Model, BaseURL and APIKey or the environment; WithModel plugs in any
+// other implementation. A model reports failures the agent may retry, and
+// a server's Retry-After, with a ModelError; the agent retries with
+// backoff, and never waits longer than MaxRetryAfter.
 //
 // Package oniontest is a real Chat Completions server for testing agents.
 package onion

@@ -9,6 +9,7 @@ import (
 	"github.com/onionkit/onion"
 )
 
+// snippet:model
 // echoModel is a user-written model: it calls the weather tool for the
 // city in the prompt, then answers with what the tool said.
 type echoModel struct{}
@@ -23,10 +24,14 @@ func (echoModel) Generate(_ context.Context, req *onion.Request, _ func(onion.De
 	return &onion.Response{Message: onion.Message{Role: onion.RoleAssistant, ToolCalls: []onion.ToolRequest{call}}}, nil
 }
 
+// end snippet:model
+
 // Any model behind the LanguageModel interface: one method, onion's own
 // request and response types.
 func ExampleWithModel() {
+	// snippet:withmodel
 	agent, err := onion.NewAgent("assistant", Weather, onion.WithModel(echoModel{}))
+	// end snippet:withmodel
 	if err != nil {
 		log.Fatal(err)
 	}
