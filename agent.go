@@ -123,8 +123,9 @@ func APIKey(key string) Option {
 }
 
 // WithClient uses a ready go-openai client, such as one configured for
-// Azure OpenAI; BaseURL and APIKey are then ignored. Retry-After headers
-// are honoured only for clients the agent builds itself.
+// Azure OpenAI; BaseURL and APIKey are then ignored. The agent reads its
+// replies' Retry-After headers and mid-stream errors as for a client it
+// builds itself.
 func WithClient(client *openai.Client) Option {
 	return optionFunc(func(c *config) error { c.client = client; return nil })
 }
@@ -292,8 +293,10 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	a.core = core
 	a.model = cfg.languageModel
 	if a.model == nil {
-		client := cfg.client
-		if client == nil {
+		var client *openai.Client
+		if cfg.client != nil {
+			client = recordingClient(cfg.client)
+		} else {
 			oc := openai.DefaultConfig(cfg.apiKey)
 			if cfg.baseURL != "" {
 				oc.BaseURL = cfg.baseURL

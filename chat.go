@@ -9,10 +9,12 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -242,6 +244,25 @@ func (t *toolCallAssembler) calls() []ToolRequest {
 		out[i] = ToolRequest{ID: p.id, Name: p.name, Arguments: p.args.String()}
 	}
 	return out
+}
+
+// recordingClient returns a client like c whose HTTP requests go through
+// a retryAfterRecorder, so that a client given with WithClient has its
+// Retry-After and mid-stream errors read too. go-openai keeps a client's
+// configuration unexported and offers no way to wrap its HTTP client
+// afterwards, so the configuration is copied by reflection; should a later
+// go-openai lay its Client out differently, c is used as it is.
+func recordingClient(c *openai.Client) *openai.Client {
+	v := reflect.ValueOf(c).Elem().FieldByName("config")
+	if !v.IsValid() || v.Type() != reflect.TypeFor[openai.ClientConfig]() {
+		return c
+	}
+	cfg := *(*openai.ClientConfig)(unsafe.Pointer(v.UnsafeAddr()))
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	cfg.HTTPClient = retryAfterRecorder{inner: cfg.HTTPClient}
+	return openai.NewClientWithConfig(cfg)
 }
 
 // modelError describes err for the agent's retries.

@@ -593,3 +593,28 @@ func TestHistoryRoundTrip(t *testing.T) {
 		t.Errorf("tool history %+v", h)
 	}
 }
+
+// TestWithClientReadsRetryAfter: a client given with WithClient has its
+// Retry-After honoured and bounded as the agent's own client does.
+func TestWithClientReadsRetryAfter(t *testing.T) {
+	var buf strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+	s := oniontest.NewServer(t, oniontest.RateLimited(time.Second), oniontest.Text("ok"), oniontest.RateLimited(24*time.Hour))
+	a, err := onion.NewAgent("c", onion.WithClient(s.Client()), onion.Logger(logger), onion.RetryBackoff(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := a.Input(context.Background(), "hi"); err != nil || out != "ok" {
+		t.Fatalf("out %q, err %v", out, err)
+	}
+	mu.Lock()
+	logged := buf.String()
+	mu.Unlock()
+	if !strings.Contains(logged, `"wait":1000000000`) {
+		t.Errorf("the Retry-After second was not waited:\n%s", logged)
+	}
+	if _, err := a.Input(context.Background(), "again"); err == nil || !strings.Contains(err.Error(), "MaxRetryAfter") {
+		t.Errorf("a day's Retry-After: err = %v", err)
+	}
+}
