@@ -1,8 +1,52 @@
-// Package loop is the agent's loop as a deterministic state machine: the
-// conversation, the rules that decide what happens next, and nothing that
-// waits, dials, spawns or reads the clock.
+// Package loop is an agent's loop as a deterministic state machine: the
+// rules that decide what happens next in a run, and nothing that waits,
+// dials, spawns goroutines, reads the clock or draws random numbers.
 //
-// This package also defines the conversation types every runtime and
-// every model wire share (Message, Request, Response, Usage); package onion
-// re-exports them under the same names.
+// A runtime drives it the way an application drives etcd's raft. Start
+// makes the State of a run and returns its first effects; the runtime
+// carries each effect out and reports how it went with Step, which
+// returns the next effects; and so on until an effect of kind Finish
+// carries the Result:
+//
+//	st, effects := l.Start(runID, seed, history, prompt)
+//	for len(effects) > 0 {
+//		e := effects[0]
+//		effects = effects[1:]
+//		var in loop.Input // answer e: Reply, Approval or Done
+//		...
+//		more, err := l.Step(st, in)
+//		effects = append(effects, more...)
+//	}
+//
+// The effects are: AskModel (send this Request), AskApproval (may this
+// Call run?), RunCall (make this attempt of this Call, after Wait), Emit
+// (an event for a stream, hooks or a log) and Finish. Several RunCall
+// effects handed out together may run at once; the loop never hands out
+// more than may. A runtime that must stop early (a failed model request,
+// a hook's error, a cancellation) sends a Stop, then still answers the
+// effects it was handed (a RunCall it did not start with a Done of
+// failure NotRun), and gets a Finish.
+//
+// The rules: the calls of one response run in the model's order, except
+// that consecutive reads run together, at most Config.MaxParallel at
+// once; a read waits for every write listed before it and a write for
+// every call listed before it, and reads start in the model's order. Once
+// a write has failed, been denied or ended OutcomeUnknown, the later
+// writes of the response are skipped. A failed read or idempotent write is
+// tried again up to Config.ToolRetries times, after a backoff whose jitter
+// is drawn from the run's seed; arguments that did not fit are never
+// tried again. After Config.MaxIterations rounds the model is asked once
+// more, without tools. Every text the model reads about a call fits
+// Config.MaxOutput.
+//
+// The same State and the same Input always give the same effects, byte
+// for byte, and a State encodes to JSON and back at any point, so that a
+// durable runtime can record the inputs, replay them, or carry the State
+// into a new execution (Pending returns the effects it still waits for).
+// Times come in with each Input (Input.Now) and the seed with Start.
+//
+// The package also defines the conversation types every runtime and every
+// model wire share (Message, Request, Response, Usage); package onion
+// re-exports them under the same names, and package onion's Agent is the
+// live runtime.
 package loop
