@@ -72,7 +72,8 @@ type liveRun struct {
 	inputs chan loop.Input
 	g      errgroup.Group // the approvals and calls in flight
 
-	queue    []loop.Effect
+	queue    []loop.Effect // effects to carry out, from next on
+	next     int
 	inflight int   // effects handed to goroutines, not yet answered
 	stopping bool  // a Stop went in: nothing more starts
 	err      error // the error the run ends with
@@ -85,9 +86,12 @@ func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
 	r.queue = effects
 	done := r.ctx.Done()
 	for r.result == nil {
-		if len(r.queue) > 0 {
-			e := r.queue[0]
-			r.queue = r.queue[1:]
+		if r.next < len(r.queue) {
+			e := r.queue[r.next]
+			r.next++
+			if r.next == len(r.queue) {
+				r.queue, r.next = nil, 0
+			}
 			r.carryOut(e)
 			continue
 		}
@@ -117,6 +121,10 @@ func (r *liveRun) step(in loop.Input) {
 	if err != nil {
 		// The driver answered something the loop did not ask: a bug here.
 		panic(fmt.Sprintf("onion: the live runtime broke the loop's protocol: %v", err))
+	}
+	if len(r.queue) == 0 {
+		r.queue = effects // the loop's slice is ours: no copy
+		return
 	}
 	r.queue = append(r.queue, effects...)
 }
@@ -230,6 +238,16 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
 	cfg := r.a.CallConfig()
+	if r.alone() {
+		// Nothing else is in flight or about to be: run it here, with no
+		// goroutine to start and no hand-off.
+		d := loop.Done{CallID: c.ID, Failure: loop.NotRun}
+		if sleep(r.ctx, wait) == nil {
+			d = cfg.attempt(r.ctx, t, call, c.Arguments, nil)
+		}
+		r.step(loop.Input{Done: &d})
+		return
+	}
 	r.inflight++
 	// A first attempt starts before the next call does, so that calls
 	// start in the order the loop asks for them; a retry waits its backoff
@@ -252,6 +270,20 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	<-started
 }
 
+// alone reports whether the call about to run is the only one: none in
+// flight, none queued. Such a call may run on the driving goroutine.
+func (r *liveRun) alone() bool {
+	if r.inflight > 0 {
+		return false
+	}
+	for _, e := range r.queue[r.next:] {
+		if e.Kind == loop.RunCall || e.Kind == loop.AskApproval {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *liveRun) emit(e loop.Effect) {
 	a := r.a
 	switch e.Event {
@@ -269,17 +301,19 @@ func (r *liveRun) emit(e loop.Effect) {
 				}
 			}
 		}
-		r.send(Event{Kind: EventToolStarted, Iteration: e.Call.Iteration, Call: &tc})
+		r.sendCall(EventToolStarted, tc)
 	case loop.EventToolFinished:
 		tc := toolCall(e.Call)
-		attrs := []slog.Attr{slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.String("tool", tc.Name),
-			slog.String("call_id", tc.ID), slog.String("outcome", string(tc.Outcome)),
-			slog.Int("attempts", tc.Attempts), slog.Duration("duration", tc.Duration)}
-		if tc.Error != "" {
-			attrs = append(attrs, slog.String("error", tc.Error))
+		if a.cfg.logger.Enabled(r.ctx, slog.LevelInfo) {
+			attrs := []slog.Attr{slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.String("tool", tc.Name),
+				slog.String("call_id", tc.ID), slog.String("outcome", string(tc.Outcome)),
+				slog.Int("attempts", tc.Attempts), slog.Duration("duration", tc.Duration)}
+			if tc.Error != "" {
+				attrs = append(attrs, slog.String("error", tc.Error))
+			}
+			a.cfg.logger.LogAttrs(r.ctx, slog.LevelInfo, "tool call", attrs...)
 		}
-		a.cfg.logger.LogAttrs(r.ctx, slog.LevelInfo, "tool call", attrs...)
-		r.send(Event{Kind: EventToolFinished, Iteration: e.Call.Iteration, Call: &tc})
+		r.sendCall(EventToolFinished, tc)
 		if !r.hooksOff {
 			for _, h := range a.cfg.hooks {
 				if h.AfterTool != nil {
@@ -290,6 +324,12 @@ func (r *liveRun) emit(e loop.Effect) {
 				}
 			}
 		}
+	}
+}
+
+func (r *liveRun) sendCall(kind EventKind, tc ToolCall) {
+	if r.events != nil {
+		r.events <- Event{Kind: kind, Iteration: tc.Iteration, Call: &tc}
 	}
 }
 
