@@ -537,3 +537,29 @@ func TestInvalidArgumentsAreNotRetried(t *testing.T) {
 		t.Errorf("call %+v; the func ran %d times", c, ran.Load())
 	}
 }
+
+// TestAfterToolFailureLeavesEveryCallAnOutcome: an AfterTool hook failing
+// while two reads run lets the other read finish and skips the write.
+func TestAfterToolFailureLeavesEveryCallAnOutcome(t *testing.T) {
+	l := &ledger{}
+	stop := errors.New("after failed")
+	var once sync.Once
+	hooks := onion.Hooks{AfterTool: func(context.Context, onion.ToolEvent) error {
+		var err error
+		once.Do(func() { err = stop })
+		return err
+	}}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(
+		oniontest.Call("lookup", `{"key":"a"}`), oniontest.Call("lookup", `{"key":"b"}`), oniontest.Call("append", `{"entry":"x"}`)))
+	res, err := newAgent(t, s, Lookup, l, hooks).Run(context.Background(), "go")
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v", err)
+	}
+	got := map[string]onion.Outcome{}
+	for _, c := range res.ToolCalls {
+		got[c.Arguments] = c.Outcome
+	}
+	if got[`{"key":"a"}`] != onion.Succeeded || got[`{"key":"b"}`] != onion.Succeeded || got[`{"entry":"x"}`] != onion.Skipped || l.got() != "" {
+		t.Errorf("outcomes %v, ledger %q", got, l.got())
+	}
+}
