@@ -618,3 +618,22 @@ func TestWithClientReadsRetryAfter(t *testing.T) {
 		t.Errorf("a day's Retry-After: err = %v", err)
 	}
 }
+
+// TestEveryTextObeysMaxToolOutput: a 768 KiB tool name, which used to be
+// echoed whole, and the skip text naming it, fit MaxToolOutput.
+func TestEveryTextObeysMaxToolOutput(t *testing.T) {
+	huge := strings.Repeat("x", 768<<10)
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call(huge, `{}`), oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("done"))
+	res, err := newAgent(t, s, Lookup, onion.MaxToolOutput(300)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, msg := range toolMessages(t, s, 1) {
+		if len(msg) > 300 {
+			t.Errorf("call %s: a %d-byte message, past MaxToolOutput(300)", id, len(msg))
+		}
+	}
+	if c := res.ToolCalls[0]; c.Outcome != onion.Failed || !strings.Contains(c.Output, "unknown tool") {
+		t.Errorf("call %+v", c.Outcome)
+	}
+}
