@@ -22,9 +22,9 @@ import (
 
 func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*Result, error) {
 	history := a.History()
-	var seed [8]byte
-	_, _ = rand.Read(seed[:])
-	st, effects := a.core.Start(randomID(), binary.LittleEndian.Uint64(seed[:]), history, prompt)
+	var random [16]byte // the run's ID, then the seed of its jitter
+	_, _ = rand.Read(random[:])
+	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
 	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input)}
 	r.g.SetLimit(a.cfg.maxParallel)
 	res, err := r.drive(effects)
@@ -53,12 +53,6 @@ func (a *Agent) remember(msgs []Message, prompt, answer string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = append(a.history, turn...)
-}
-
-func randomID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // liveRun is one Run or Stream: the loop's State and what carries out its
