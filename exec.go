@@ -48,10 +48,20 @@ func (a *Agent) CallConfig() CallConfig {
 // cfg.Timeout with c in the context (CallInfo), a panic or runtime.Goexit
 // of the tool ending the call as cut (OutcomeUnknown for a write), and
 // every text capped at cfg.MaxOutput. c.Arguments go to the tool as they
-// are. Retries are the caller's: see CallConfig.Attempt.
+// are (send {} for none); c.Name and c.Intent default to t's. Retries are
+// the caller's: see CallConfig.Attempt.
+//
+// The result's Outcome, Output (what a model reads) and Error say how the
+// call ended; Attempts is 0 when it did not run.
 func RunCall(ctx context.Context, t *Tool, c Call, cfg CallConfig) ToolCall {
 	if c.Attempt == 0 {
 		c.Attempt = 1
+	}
+	if c.Name == "" {
+		c.Name = t.name
+	}
+	if c.Intent == "" {
+		c.Intent = t.intent
 	}
 	lc := loop.Call{ID: c.ID, Name: t.name, Intent: loop.Intent(t.intent), Arguments: string(c.Arguments)}
 	start := time.Now()
