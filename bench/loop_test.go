@@ -25,11 +25,91 @@ func script(s *oniontest.Server) {
 	)
 }
 
+// byHand is what BenchmarkLoop's baseline does: the two requests onion's
+// loop sends, byte for byte, made with the go-openai client, and the tool
+// called in between with encoding/json.
+func byHand(ctx context.Context, client *openai.Client, def openai.Tool) (string, error) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You book flights.\n\n" + loop.SafetyNote},
+		{Role: openai.ChatMessageRoleUser, Content: loopPrompt},
+	}
+	req := openai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: msgs, Tools: []openai.Tool{def}, ToolChoice: "auto"}
+	resp, err := client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	reply := resp.Choices[0].Message
+	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: reply.Role, ToolCalls: reply.ToolCalls})
+	for _, c := range reply.ToolCalls {
+		var args FlightArgs
+		if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
+			return "", err
+		}
+		res, err := BookFlight(ctx, args)
+		if err != nil {
+			return "", err
+		}
+		out, err := json.Marshal(res)
+		if err != nil {
+			return "", err
+		}
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Name: c.Function.Name, Content: string(out),
+		})
+	}
+	resp, err = client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+// loopAgent is BenchmarkLoop's agent on s.
+func loopAgent(tb testing.TB, s *oniontest.Server) *onion.Agent {
+	agent, err := onion.NewAgent("bench", BookFlight,
+		onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.SystemPrompt("You book flights."))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { agent.Close() })
+	return agent
+}
+
+// TestLoopBaselineIsTheSameTraffic: the baseline of BenchmarkLoop sends
+// what the agent sends, byte for byte, so that the ratio is onion's own
+// cost.
+func TestLoopBaselineIsTheSameTraffic(t *testing.T) {
+	ctx := context.Background()
+	tool, err := onion.NewTool(BookFlight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hand := oniontest.NewServer(t)
+	script(hand)
+	if _, err := byHand(ctx, hand.Client(), tool.Definition()); err != nil {
+		t.Fatal(err)
+	}
+	agent := oniontest.NewServer(t)
+	script(agent)
+	if _, err := loopAgent(t, agent).Run(ctx, loopPrompt); err != nil {
+		t.Fatal(err)
+	}
+	a, b := hand.Requests(), agent.Requests()
+	if len(a) != 2 || len(b) != 2 {
+		t.Fatalf("%d and %d requests", len(a), len(b))
+	}
+	for i := range a {
+		if string(a[i].Raw) != string(b[i].Raw) {
+			t.Errorf("request %d differs:\nby hand %s\nagent   %s", i, a[i].Raw, b[i].Raw)
+		}
+	}
+}
+
 // BenchmarkLoop measures one run of the loop in which the model asks for
 // one tool and then answers: two Chat Completions requests to an oniontest
 // server on loopback and one tool call. The baseline makes the same two
-// requests with the go-openai client and calls the func by hand, so the
-// difference is what onion's loop adds per run.
+// requests, byte for byte, with the go-openai client and calls the func by
+// hand, so the difference is what onion's loop adds per run.
 func BenchmarkLoop(b *testing.B) {
 	ctx := context.Background()
 	b.Run("baseline", func(b *testing.B) {
@@ -45,49 +125,16 @@ func BenchmarkLoop(b *testing.B) {
 			b.StopTimer()
 			script(s)
 			b.StartTimer()
-			msgs := []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: "You book flights."},
-				{Role: openai.ChatMessageRoleUser, Content: loopPrompt},
-			}
-			req := openai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: msgs, Tools: []openai.Tool{def}}
-			resp, err := client.CreateChatCompletion(ctx, req)
+			out, err := byHand(ctx, client, def)
 			if err != nil {
 				b.Fatal(err)
 			}
-			reply := resp.Choices[0].Message
-			req.Messages = append(req.Messages, reply)
-			for _, c := range reply.ToolCalls {
-				var args FlightArgs
-				if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
-					b.Fatal(err)
-				}
-				res, err := BookFlight(ctx, args)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out, err := json.Marshal(res)
-				if err != nil {
-					b.Fatal(err)
-				}
-				req.Messages = append(req.Messages, openai.ChatCompletionMessage{
-					Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: string(out),
-				})
-			}
-			resp, err = client.CreateChatCompletion(ctx, req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink = resp.Choices[0].Message.Content
+			sink = out
 		}
 	})
 	b.Run("onion", func(b *testing.B) {
 		s := oniontest.NewServer(b)
-		agent, err := onion.NewAgent("bench", BookFlight,
-			onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.SystemPrompt("You book flights."))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer agent.Close()
+		agent := loopAgent(b, s)
 		b.ReportAllocs()
 		for b.Loop() {
 			b.StopTimer()
