@@ -485,6 +485,7 @@ func TestDenialsSayWhy(t *testing.T) {
 		{"error", onion.Approver(func(context.Context, onion.Call) (bool, error) { return false, errors.New("terminal closed") }), "approver failed: terminal closed"},
 		{"panic", onion.Approver(func(context.Context, onion.Call) (bool, error) { panic("approver bug") }), "approver failed: it panicked: approver bug"},
 		{"no", onion.Approver(func(context.Context, onion.Call) (bool, error) { return false, nil }), "the approver said no"},
+		{"goexit", onion.Approver(func(context.Context, onion.Call) (bool, error) { runtime.Goexit(); return true, nil }), "approver failed: it ended its goroutine (runtime.Goexit) without answering"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf strings.Builder

@@ -222,8 +222,11 @@ func (r *liveRun) approve(c loop.Call) {
 	cfg := r.a.CallConfig()
 	r.inflight++
 	r.g.Go(func() error {
+		// Sent however the approver ends, runtime.Goexit included.
+		a := &loop.Approval{CallID: c.ID, Reason: "approver failed: it ended its goroutine (runtime.Goexit) without answering"}
+		defer func() { r.inputs <- loop.Input{Approval: a} }()
 		ok, reason := cfg.Approve(r.ctx, t, call)
-		r.inputs <- loop.Input{Approval: &loop.Approval{CallID: c.ID, Granted: ok, Reason: reason}}
+		a.Granted, a.Reason = ok, reason
 		return nil
 	})
 }
