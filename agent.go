@@ -223,7 +223,9 @@ func MaxParallel(n int) Option {
 }
 
 // ToolRetries sets how many times a failed read, or a failed idempotent
-// write, is retried (default 0). Other writes run exactly once.
+// write, is retried (default 0). Other writes run exactly once, and a call
+// whose arguments failed the check is never retried: the model must fix
+// them.
 func ToolRetries(n int) Option {
 	return optionFunc(func(c *config) error {
 		if n < 0 {
@@ -235,7 +237,9 @@ func ToolRetries(n int) Option {
 }
 
 // Approver decides the calls that need approval. Without an approver they
-// are denied; an approver's error counts as no.
+// are denied; an approver's error or panic counts as no, and the call's
+// ToolCall.Error says which. An approver must return when its context
+// ends: the run waits for it.
 func Approver(fn func(ctx context.Context, c Call) (bool, error)) Option {
 	return optionFunc(func(c *config) error { c.approver = fn; return nil })
 }
