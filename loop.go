@@ -25,7 +25,7 @@ func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*R
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
-	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input)}
+	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{})}
 	r.g.SetLimit(a.cfg.maxParallel)
 	res, err := r.drive(effects)
 	if err == nil {
@@ -64,6 +64,7 @@ type liveRun struct {
 	st     *loop.State
 	events chan<- Event // nil for Run
 	inputs chan loop.Input
+	halt   chan struct{} // closed when the run stops: retries waiting their backoff give up
 	g      errgroup.Group // the approvals and calls in flight
 
 	queue    []loop.Effect // effects to carry out, from next on
@@ -129,6 +130,7 @@ func (r *liveRun) stop(reason loop.StopReason, err error) {
 		return
 	}
 	r.stopping = true
+	close(r.halt)
 	if r.err == nil && reason != loop.StopCanceled {
 		r.err = err
 	}
@@ -257,7 +259,7 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	}
 	r.g.Go(func() error {
 		d := loop.Done{CallID: c.ID, Failure: loop.NotRun}
-		if sleep(r.ctx, wait) == nil {
+		if r.pause(wait) {
 			d = cfg.attempt(r.ctx, t, call, c.Arguments, signal)
 		}
 		signal() // in case the tool never ran
@@ -265,6 +267,22 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 		return nil
 	})
 	<-started
+}
+
+// pause waits d, and reports false if the run ended or stopped first.
+func (r *liveRun) pause(d time.Duration) bool {
+	if d <= 0 {
+		return r.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.ctx.Done():
+	case <-r.halt:
+	}
+	return false
 }
 
 // alone reports whether the call about to run is the only one: none in
