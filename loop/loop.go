@@ -185,6 +185,16 @@ func (l *Loop) Pending(st *State) []Effect {
 	return out
 }
 
+// seen reports whether one of calls has the ID id.
+func seen(calls []Call, id string) bool {
+	for i := range calls {
+		if calls[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (st *State) call(id string) *Call {
 	for i := range st.Calls {
 		if st.Calls[i].ID == id && st.Calls[i].Outcome == "" {
@@ -261,8 +271,9 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	out := make([]Effect, 0, len(msg.ToolCalls)+min(len(msg.ToolCalls), l.cfg.MaxParallel)+2)
 	for i := range msg.ToolCalls {
 		tc := &msg.ToolCalls[i]
-		if tc.ID == "" {
-			// Some servers send no ID; the tool message must name one.
+		if tc.ID == "" || seen(st.Calls[:i], tc.ID) {
+			// Some servers send no ID, or one ID twice; each tool message
+			// must answer its own.
 			tc.ID = "call_" + st.RunID + "_" + strconv.Itoa(st.Iteration) + "_" + strconv.Itoa(i)
 		}
 		c := &st.Calls[i]

@@ -519,3 +519,11 @@ func TestCap64KiBByDefault(t *testing.T) {
 		t.Errorf("a %d-byte output was sent as %d bytes", 80<<10, len(out))
 	}
 }
+
+func TestDuplicateCallIDs(t *testing.T) {
+	r, _ := start(t, testLoop(t, nil))
+	r.step(loop.Input{Reply: &loop.Response{Message: loop.Message{ToolCalls: []loop.ToolRequest{{ID: "x", Name: "nope"}, {ID: "x", Name: "read"}, {ID: "x", Name: "read"}}}}})
+	if a, b, c := r.st.Calls[0].ID, r.st.Calls[1].ID, r.st.Calls[2].ID; a != "x" || b != "call_r1_1_1" || c != "call_r1_1_2" {
+		t.Errorf("ids %s, %s, %s", a, b, c)
+	}
+}
