@@ -64,7 +64,7 @@ type liveRun struct {
 	st     *loop.State
 	events chan<- Event // nil for Run
 	inputs chan loop.Input
-	halt   chan struct{} // closed when the run stops: retries waiting their backoff give up
+	halt   chan struct{}  // closed when the run stops: retries waiting their backoff give up
 	g      errgroup.Group // the approvals and calls in flight
 
 	queue    []loop.Effect // effects to carry out, from next on
