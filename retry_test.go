@@ -92,3 +92,14 @@ func TestToolCallAssemblyIsLinear(t *testing.T) {
 		t.Errorf("assembling 1 MiB of arguments allocated %d bytes", large)
 	}
 }
+
+// TestNoBackoff: RetryBackoff(0, 0) retries a read at once.
+func TestNoBackoff(t *testing.T) {
+	a, err := NewAgent("b", RetryBackoff(0, 0), APIKey("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := a.Loop().Config(); c.BackoffMin != 0 || c.BackoffMax != 0 {
+		t.Errorf("the loop waits %v to %v", c.BackoffMin, c.BackoffMax)
+	}
+}

@@ -46,7 +46,7 @@ type Config struct {
 	// (default 64 KiB).
 	MaxOutput int
 	// BackoffMin and BackoffMax bound the exponential backoff between
-	// attempts of a call (default 500ms and 20s when both are zero).
+	// attempts of a call; zero means no wait.
 	BackoffMin, BackoffMax time.Duration
 }
 
@@ -73,9 +73,6 @@ func New(cfg Config) (*Loop, error) {
 	}
 	if cfg.MaxOutput == 0 {
 		cfg.MaxOutput = 64 << 10
-	}
-	if cfg.BackoffMin == 0 && cfg.BackoffMax == 0 {
-		cfg.BackoffMin, cfg.BackoffMax = 500*time.Millisecond, 20*time.Second
 	}
 	switch {
 	case cfg.MaxIterations < 1, cfg.MaxParallel < 1, cfg.MaxOutput < 1, cfg.ToolRetries < 0:
