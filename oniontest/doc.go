@@ -1,5 +1,5 @@
 // Package oniontest is to LLM agents what net/http/httptest is to HTTP
-// clients: a real OpenAI Chat Completions server, on the loopback
+// clients: a real OpenAI server, on the loopback
 // interface, that answers with replies the test scripts in advance.
 //
 // The server speaks POST /v1/chat/completions in both of its forms. A
@@ -10,11 +10,24 @@
 // set, and data: [DONE]. Tool-call arguments travel as a JSON string, as
 // they do from api.openai.com, so whatever parses them is tested too.
 //
+// It also speaks POST /v1/responses, the Responses API, from the same
+// steps: JSON, or with "stream": true the event stream api.openai.com sends
+// (response.created, response.in_progress, output_item.added, content part
+// and output_text.delta or function_call_arguments.delta events, the done
+// events, response.completed), each event framed with its "event:" line
+// and numbered by sequence_number. A tool call is a function_call item
+// whose call_id is the call's ID. [Request.Responses] holds the decoded
+// request, and [Request.Body] the same conversation in Chat Completions
+// terms, so a test's assertions hold on either wire.
+//
 // Each request consumes the next [Step]. [Text] and [ToolCalls] script an
-// assistant turn; [Error] and [RateLimited] script failures; [Replay] and
-// [ReplayFile] serve recorded traffic byte for byte; [Func] decides from the
-// request. Modifiers reshape a step the way real servers and networks
-// misbehave: [Step.Delay], [Step.CutAfter], [Step.NoIndex], [Step.Whole].
+// assistant turn; [Error], [RateLimited] and [StreamError] script
+// failures; [Replay] and [ReplayFile] serve recorded traffic byte for
+// byte; [Func] decides from the request. Modifiers reshape a step the way
+// real servers and networks misbehave: [Step.Delay], [Step.CutAfter],
+// [Step.NoIndex], [Step.Whole] (on the Responses API NoIndex changes
+// nothing, and Whole sends each call's arguments only in its done event,
+// as LM Studio does).
 // Every request is recorded for assertions ([Server.Requests]), and a
 // request that finds no step left fails the test.
 //

@@ -16,8 +16,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Server is a local Chat Completions endpoint that answers each request
-// with the next scripted [Step].
+// Server is a local OpenAI endpoint, Chat Completions and Responses API,
+// that answers each request with the next scripted [Step].
 type Server struct {
 	srv       *httptest.Server
 	t         testing.TB    // nil when NewServer was given none
@@ -38,6 +38,10 @@ type Request struct {
 	Raw    []byte                       // the body as received
 	Header http.Header
 	Stream bool // the request asked for a stream ("stream": true)
+	// Responses is the decoded body of a /v1/responses request, nil for
+	// Chat Completions. Body then holds the same conversation in Chat
+	// Completions terms, so that assertions hold on either wire.
+	Responses *ResponsesRequest
 }
 
 // ToolResults returns the tool messages the request carries, in order: the
@@ -84,7 +88,7 @@ func (s *Server) Client() *openai.Client {
 	return openai.NewClientWithConfig(cfg)
 }
 
-// Requests returns every chat completion request received so far, in
+// Requests returns every request received so far on either endpoint, in
 // order, including those that got an error reply. Requests to other paths
 // are not recorded.
 func (s *Server) Requests() []Request {
@@ -113,14 +117,18 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath) {
 		msg := fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)
 		send(w, errorReply(http.StatusNotFound, msg, "invalid_request_error"), Step{})
 		return
 	}
 	raw, err := io.ReadAll(r.Body)
 	req := Request{Raw: raw, Header: r.Header.Clone()}
-	if err == nil {
+	switch {
+	case err != nil:
+	case r.URL.Path == responsesPath:
+		err = req.decodeResponses()
+	default:
 		err = json.Unmarshal(raw, &req.Body)
 	}
 	req.Stream = req.Body.Stream
@@ -128,7 +136,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	n, step, ok := s.take(req, err == nil)
 	switch {
 	case err != nil:
-		msg := "oniontest: the body is not a chat completion request: " + err.Error()
+		msg := fmt.Sprintf("oniontest: the body is not a request for %s: %v", r.URL.Path, err)
 		send(w, errorReply(http.StatusBadRequest, msg, "invalid_request_error"), Step{})
 		return
 	case !ok:
@@ -207,9 +215,15 @@ func (s *Server) encode(n int, req Request, step Step) reply {
 		}
 		s.mu.Unlock()
 	}
+	if req.Responses != nil {
+		return responsesReply(n, req, step)
+	}
 	m := meta{id: "chatcmpl-oniontest-" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Body.Model}
 	if m.model == "" {
 		m.model = "oniontest"
+	}
+	if step.kind == stepStreamError {
+		return streamErrorReply(m, req.Stream, step)
 	}
 	u := defaultUsage
 	if step.usage != nil {

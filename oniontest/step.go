@@ -16,7 +16,8 @@ import (
 // Step is not valid.
 type Step struct {
 	kind  stepKind
-	text  string             // stepText
+	text  string             // stepText; the message of stepStreamError
+	code  string             // stepStreamError
 	calls []ToolCall         // stepToolCalls; never mutated once built
 	raw   rawReply           // stepRaw
 	fn    func(Request) Step // stepFunc
@@ -36,6 +37,7 @@ const (
 	stepToolCalls
 	stepRaw
 	stepFunc
+	stepStreamError
 )
 
 // rawReply is a reply served verbatim.
