@@ -66,6 +66,7 @@ type config struct {
 	toolRetries   int
 	approver      func(context.Context, Call) (bool, error)
 	languageModel LanguageModel // nil: the built-in Chat Completions client
+	responses     responsesMode // which API the built-in client speaks
 }
 
 func defaultConfig() config {
@@ -308,7 +309,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			oc.HTTPClient = retryAfterRecorder{inner: oc.HTTPClient}
 			client = openai.NewClientWithConfig(oc)
 		}
-		a.model = chatModel{client: client}
+		a.model = cfg.builtinModel(client)
 	}
 	return a, nil
 }

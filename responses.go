@@ -1,0 +1,566 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// This file is the second built-in wire: a LanguageModel speaking the
+// Responses API (POST /v1/responses) through go-openai, plain or streamed.
+// It is stateless unless asked otherwise: nothing is stored on the
+// server, and the output items of each response, reasoning items with
+// their encrypted content among them, travel back in the next request as
+// they came.
+
+// ResponsesAPI makes the built-in client speak the Responses API (POST
+// /v1/responses) instead of Chat Completions, at the same BaseURL and with
+// the same key, or through the client given to WithClient. Requests are
+// stateless: store is false, the reasoning of reasoning models is asked
+// for encrypted (include reasoning.encrypted_content), and each response's
+// output items, reasoning items among them, are sent back as they came in
+// the following requests, so the model keeps its reasoning across tool
+// calls without the server keeping anything. Streaming, parallel calls,
+// errors and retries behave as on Chat Completions. It has no effect with
+// WithModel.
+func ResponsesAPI() Option {
+	return optionFunc(func(c *config) error {
+		if c.responses == responsesOff {
+			c.responses = responsesStateless
+		}
+		return nil
+	})
+}
+
+// ChainResponses makes the agent use the Responses API (as ResponsesAPI
+// does) with the conversation kept on the server: responses are stored
+// (store is true) and each request names the last response it follows
+// with previous_response_id and carries only what came after it, the tool
+// results. Requests are smaller, but the provider keeps the conversation
+// and the run depends on it still having it.
+func ChainResponses() Option {
+	return optionFunc(func(c *config) error { c.responses = responsesChained; return nil })
+}
+
+// responsesMode says which wire the built-in client speaks.
+type responsesMode int
+
+const (
+	responsesOff       responsesMode = iota // Chat Completions
+	responsesStateless                      // the Responses API, store false
+	responsesChained                        // the Responses API with previous_response_id
+)
+
+// builtinModel is the built-in wire over client.
+func (c *config) builtinModel(client *openai.Client) LanguageModel {
+	if c.responses != responsesOff {
+		return responsesModel{client: client, chain: c.responses == responsesChained}
+	}
+	return chatModel{client: client}
+}
+
+// responsesModel sends requests to a Responses API endpoint.
+type responsesModel struct {
+	client *openai.Client
+	chain  bool // send previous_response_id and only the new items
+}
+
+func (m responsesModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+	ctx, hint := withRetryAfter(ctx)
+	rreq := responsesRequest(req, m.chain)
+	var resp *Response
+	var err error
+	if onDelta != nil {
+		resp, err = m.stream(ctx, rreq, onDelta, hint)
+	} else {
+		resp, err = m.once(ctx, rreq)
+	}
+	if err != nil {
+		return nil, modelError(err, hint.after)
+	}
+	return resp, nil
+}
+
+// responsesRequest is req as go-openai sends it to /v1/responses. The
+// leading system messages are the instructions.
+func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
+	out := openai.CreateResponseRequest{Model: req.Model, Temperature: req.Temperature}
+	msgs := req.Messages
+	var instructions []string
+	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
+		instructions = append(instructions, msgs[0].Content)
+		msgs = msgs[1:]
+	}
+	out.Instructions = strings.Join(instructions, "\n\n")
+	store := chain
+	out.Store = &store
+	if chain {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == RoleAssistant && msgs[i].ResponseID != "" {
+				out.PreviousResponseID = msgs[i].ResponseID
+				msgs = msgs[i+1:]
+				break
+			}
+		}
+	} else {
+		out.Include = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+	}
+	input := make([]any, 0, len(msgs))
+	for _, msg := range msgs {
+		input = appendInput(input, msg)
+	}
+	out.Input = input
+	if len(req.Tools) > 0 {
+		out.Tools = make([]openai.ResponseTool, len(req.Tools))
+		for i, d := range req.Tools {
+			out.Tools[i] = openai.NewResponseFunctionTool(openai.FunctionDefinition{
+				Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict,
+			})
+		}
+		out.ToolChoice = "auto"
+	}
+	return out
+}
+
+// functionCallItem is a function_call input item built from a ToolRequest.
+type functionCallItem struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// appendInput appends the input items of one message.
+func appendInput(input []any, m Message) []any {
+	switch m.Role {
+	case RoleAssistant:
+		if items, ok := outputItems(m); ok {
+			for _, it := range items {
+				input = append(input, it)
+			}
+			return input
+		}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			input = append(input, openai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
+		}
+		for _, c := range m.ToolCalls {
+			input = append(input, functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		}
+		return input
+	case RoleTool:
+		return append(input, openai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+	}
+	return append(input, openai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
+}
+
+// itemHead is what the wire reads of an output item: its type, and for a
+// function call its call ID.
+type itemHead struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+}
+
+// outputItems returns the output items an assistant message carries from
+// the Responses API, to send back as they came. The message's tool calls
+// decide which function calls go: one the message no longer has is left
+// out, and one the items lack (a call the loop gave an ID) is added. It
+// reports false when the message has no items of the Responses API.
+func outputItems(m Message) ([]json.RawMessage, bool) {
+	var items []json.RawMessage
+	if len(m.Items) == 0 || json.Unmarshal(m.Items, &items) != nil || len(items) == 0 {
+		return nil, false
+	}
+	sent := make(map[string]bool, len(m.ToolCalls))
+	out := items[:0:0]
+	for _, it := range items {
+		var h itemHead
+		if json.Unmarshal(it, &h) != nil || h.Type == "" {
+			return nil, false
+		}
+		if h.Type == "function_call" {
+			if sent[h.CallID] || !slices.ContainsFunc(m.ToolCalls, func(c ToolRequest) bool { return c.ID == h.CallID }) {
+				continue
+			}
+			sent[h.CallID] = true
+		}
+		out = append(out, it)
+	}
+	for _, c := range m.ToolCalls {
+		if !sent[c.ID] {
+			b, _ := json.Marshal(functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			out = append(out, b)
+		}
+	}
+	return out, true
+}
+
+// outputItem is what the wire reads of an output item to build the reply.
+type outputItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Content   []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
+	Summary []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+}
+
+// responseMessage is the assistant message of a response's output items:
+// the text of its messages (a refusal counts as text), the reasoning text
+// or summary the model showed, its function calls in order, and the items
+// themselves, to be sent back.
+func responseMessage(items []json.RawMessage) (Message, error) {
+	msg := Message{Role: RoleAssistant}
+	var text, reasoning strings.Builder
+	for i, raw := range items {
+		var it outputItem
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return Message{}, fmt.Errorf("output item %d: %w", i, err)
+		}
+		switch it.Type {
+		case "message":
+			for _, c := range it.Content {
+				text.WriteString(c.Text)
+				text.WriteString(c.Refusal)
+			}
+		case "reasoning":
+			for _, s := range it.Summary {
+				joinText(&reasoning, s.Text)
+			}
+			for _, c := range it.Content {
+				joinText(&reasoning, c.Text)
+			}
+		case "function_call":
+			msg.ToolCalls = append(msg.ToolCalls, ToolRequest{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
+		}
+	}
+	msg.Content, msg.Reasoning = text.String(), reasoning.String()
+	if len(items) > 0 {
+		b, err := json.Marshal(items)
+		if err != nil {
+			return Message{}, fmt.Errorf("output items: %w", err)
+		}
+		msg.Items = b
+	}
+	return msg, nil
+}
+
+// joinText appends s to b, a blank line apart from what b holds.
+func joinText(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString(s)
+}
+
+// finishReason is why a response ended, in Chat Completions' words where
+// they fit: tool_calls, stop, or the reason an incomplete response gives.
+func finishReason(msg Message, status string, incomplete string) string {
+	switch {
+	case status == string(openai.ResponseStatusIncomplete) && incomplete != "":
+		return incomplete
+	case len(msg.ToolCalls) > 0:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func fromResponsesUsage(u *openai.ResponseUsage) Usage {
+	if u == nil {
+		return Usage{}
+	}
+	out := Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+	if u.InputTokensDetails != nil {
+		out.CachedTokens = u.InputTokensDetails.CachedTokens
+	}
+	if u.OutputTokensDetails != nil {
+		out.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+	}
+	return out
+}
+
+// failedError is the error of a response whose status is failed.
+func failedError(e *openai.ResponseError) error {
+	if e == nil {
+		return errors.New("the model endpoint reported that the response failed")
+	}
+	return fmt.Errorf("the model endpoint reported that the response failed: %w", &openai.APIError{Code: e.Code, Message: e.Message})
+}
+
+func (m responsesModel) once(ctx context.Context, req openai.CreateResponseRequest) (*Response, error) {
+	resp, err := m.client.CreateResponse(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Status == openai.ResponseStatusFailed {
+		return nil, failedError(resp.Error)
+	}
+	// go-openai decodes the output as []any: encode each item again. The
+	// values come back unchanged, the keys in another order.
+	items := make([]json.RawMessage, len(resp.Output))
+	for i, it := range resp.Output {
+		b, err := json.Marshal(it)
+		if err != nil {
+			return nil, fmt.Errorf("output item %d: %w", i, err)
+		}
+		items[i] = b
+	}
+	msg, err := responseMessage(items)
+	if err != nil {
+		return nil, err
+	}
+	msg.ResponseID = resp.ID
+	var incomplete string
+	if resp.IncompleteDetails != nil {
+		incomplete = resp.IncompleteDetails.Reason
+	}
+	return &Response{ID: resp.ID, Model: resp.Model, Message: msg,
+		FinishReason: finishReason(msg, string(resp.Status), incomplete), Usage: fromResponsesUsage(resp.Usage)}, nil
+}
+
+// streamEvent is what the wire reads of one Responses stream event.
+type streamEvent struct {
+	Type        string          `json:"type"`
+	OutputIndex *int            `json:"output_index"`
+	ItemID      string          `json:"item_id"`
+	Delta       string          `json:"delta"`
+	Arguments   *string         `json:"arguments"`
+	Item        json.RawMessage `json:"item"`
+	Response    *streamResponse `json:"response"`
+	// The error event carries its fields at the top level or, as
+	// api.openai.com sent it in 2025, in an error object.
+	Code    any          `json:"code"`
+	Message string       `json:"message"`
+	Error   *streamError `json:"error"`
+}
+
+type streamResponse struct {
+	ID                string                            `json:"id"`
+	Model             string                            `json:"model"`
+	Status            string                            `json:"status"`
+	Output            []json.RawMessage                 `json:"output"`
+	Error             *openai.ResponseError             `json:"error"`
+	IncompleteDetails *openai.ResponseIncompleteDetails `json:"incomplete_details"`
+	Usage             *openai.ResponseUsage             `json:"usage"`
+}
+
+type streamError struct {
+	Type    string `json:"type"`
+	Code    any    `json:"code"`
+	Message string `json:"message"`
+}
+
+// streamItem is one output item being streamed.
+type streamItem struct {
+	pos  int             // position in responseAssembler.items
+	raw  json.RawMessage // the latest whole item: from output_item.added, then .done
+	done bool            // raw is from output_item.done
+	args strings.Builder // argument deltas, for a call whose done event never came
+}
+
+// responseAssembler builds a response from its stream events, in time
+// linear in their size.
+type responseAssembler struct {
+	items   []*streamItem  // in the order they began
+	index   map[int]int    // output_index → position in items
+	byID    map[string]int // item id → position, for events without an index
+	text    strings.Builder
+	final   *streamResponse // the response of response.completed or .incomplete
+	id      string
+	model   string
+	onDelta func(Delta)
+}
+
+// item returns the item an event is about, adding it when it is new. An
+// event with neither a known index nor a known item id is about the last
+// item.
+func (a *responseAssembler) item(ev *streamEvent) *streamItem {
+	if ev.OutputIndex != nil {
+		if p, ok := a.index[*ev.OutputIndex]; ok {
+			return a.items[p]
+		}
+	} else if p, ok := a.byID[ev.ItemID]; ok {
+		return a.items[p]
+	} else if len(a.items) > 0 {
+		return a.items[len(a.items)-1]
+	}
+	if ev.OutputIndex != nil {
+		if a.index == nil {
+			a.index = map[int]int{}
+		}
+		a.index[*ev.OutputIndex] = len(a.items)
+	}
+	it := &streamItem{pos: len(a.items)}
+	a.items = append(a.items, it)
+	return it
+}
+
+// add takes one event. It returns the error the event reports, if any,
+// and whether the response is complete.
+func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
+	switch ev.Type {
+	case "response.created", "response.in_progress":
+		if ev.Response != nil {
+			a.id, a.model = ev.Response.ID, ev.Response.Model
+		}
+	case "response.output_item.added", "response.output_item.done":
+		it := a.item(ev)
+		if len(ev.Item) > 0 {
+			it.raw, it.done = ev.Item, ev.Type == "response.output_item.done"
+			var h struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(ev.Item, &h) == nil && h.ID != "" {
+				if a.byID == nil {
+					a.byID = map[string]int{}
+				}
+				a.byID[h.ID] = it.pos
+			}
+		}
+	case "response.output_text.delta":
+		a.text.WriteString(ev.Delta)
+		if ev.Delta != "" {
+			a.onDelta(Delta{Text: ev.Delta})
+		}
+	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
+		if ev.Delta != "" {
+			a.onDelta(Delta{Reasoning: ev.Delta})
+		}
+	case "response.function_call_arguments.delta":
+		a.item(ev).args.WriteString(ev.Delta)
+	case "response.function_call_arguments.done":
+		if ev.Arguments != nil {
+			it := a.item(ev)
+			it.args.Reset()
+			it.args.WriteString(*ev.Arguments)
+		}
+	case "response.completed", "response.incomplete":
+		a.final = ev.Response
+		return true, nil
+	case "response.failed":
+		var e *openai.ResponseError
+		if ev.Response != nil {
+			e = ev.Response.Error
+		}
+		return false, failedError(e)
+	case "error":
+		e := &openai.APIError{Code: ev.Code, Message: ev.Message}
+		if ev.Error != nil {
+			e = &openai.APIError{Code: ev.Error.Code, Message: ev.Error.Message, Type: ev.Error.Type}
+		}
+		return false, fmt.Errorf("the model endpoint reported an error mid-stream: %w", e)
+	}
+	return false, nil
+}
+
+// response is the assembled response. The output of response.completed
+// wins, as the last word on every item (encrypted reasoning differs
+// between the events); without it, the items as the stream left them.
+func (a *responseAssembler) response() (*Response, error) {
+	resp := &Response{ID: a.id, Model: a.model}
+	var items []json.RawMessage
+	var status, incomplete string
+	if f := a.final; f != nil {
+		items, status = f.Output, f.Status
+		resp.Usage = fromResponsesUsage(f.Usage)
+		if f.ID != "" {
+			resp.ID = f.ID
+		}
+		if f.Model != "" {
+			resp.Model = f.Model
+		}
+		if f.IncompleteDetails != nil {
+			incomplete = f.IncompleteDetails.Reason
+		}
+	}
+	if len(items) == 0 {
+		for _, it := range a.items {
+			raw, err := it.whole()
+			if err != nil {
+				return nil, err
+			}
+			if raw != nil {
+				items = append(items, raw)
+			}
+		}
+	}
+	msg, err := responseMessage(items)
+	if err != nil {
+		return nil, err
+	}
+	if msg.Content == "" {
+		msg.Content = a.text.String() // a server whose items left the text out
+	}
+	msg.ResponseID = resp.ID
+	resp.Message = msg
+	resp.FinishReason = finishReason(msg, status, incomplete)
+	return resp, nil
+}
+
+// whole is the item as the stream left it: as output_item.done gave it,
+// else as output_item.added did with the streamed arguments of a call.
+func (it *streamItem) whole() (json.RawMessage, error) {
+	if it.done || it.raw == nil {
+		return it.raw, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(it.raw, &fields); err != nil {
+		return nil, fmt.Errorf("output item: %w", err)
+	}
+	if it.args.Len() > 0 {
+		args, _ := json.Marshal(it.args.String())
+		fields["arguments"] = args
+	}
+	return json.Marshal(fields)
+}
+
+func (m responsesModel) stream(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
+	stream, err := m.client.CreateResponseStream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	a := responseAssembler{onDelta: onDelta}
+	for {
+		raw, err := stream.RecvRaw()
+		if errors.Is(err, io.EOF) {
+			// A stream that ends before response.completed was cut short.
+			return nil, fmt.Errorf("the model endpoint's stream ended before the response completed: %w", io.ErrUnexpectedEOF)
+		}
+		if err == nil && len(raw) == 0 {
+			err = errors.New("the stream ended with an error event") // one go-openai could not decode
+		}
+		if err != nil {
+			if se := hint.streamError(); se != nil {
+				return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", se)
+			}
+			return nil, err
+		}
+		var ev streamEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("the model endpoint sent an event that is not JSON: %w", err)
+		}
+		complete, err := a.add(&ev)
+		if err != nil {
+			return nil, err
+		}
+		if complete {
+			return a.response()
+		}
+	}
+}
