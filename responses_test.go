@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -347,5 +349,60 @@ func TestResponsesAPIWithClient(t *testing.T) {
 	}
 	if out, err := a.Input(context.Background(), "hi"); err != nil || out != "through the given client" || s.Requests()[0].Responses == nil {
 		t.Errorf("out %q, err %v", out, err)
+	}
+}
+
+// wire holds the options newAgent gives every agent before the test's
+// own: the Responses API in the child process of
+// TestScriptedTestsOnResponsesAPI.
+var wire []any
+
+// wireEnv, set to "responses", puts newAgent's agents on the Responses API.
+const wireEnv = "ONION_TEST_WIRE"
+
+func init() {
+	if os.Getenv(wireEnv) == "responses" {
+		wire = []any{onion.ResponsesAPI()}
+	}
+}
+
+// TestScriptedTestsOnResponsesAPI runs the package's tests again in a
+// child process with every agent newAgent makes on the Responses API:
+// oniontest serves the same steps on both wires, so every scripted test of
+// the loop must hold on either. Left out are the replays of recorded Chat
+// Completions traffic, which belongs to the other wire, and
+// TestStreamCutMidTextIsNotRepeated, whose cut after three events falls
+// before any text on a Responses stream (its Responses twin is in
+// TestResponsesAPIRetries).
+func TestScriptedTestsOnResponsesAPI(t *testing.T) {
+	if os.Getenv(wireEnv) != "" {
+		t.Skip("this is the child process")
+	}
+	if testing.Short() {
+		t.Skip("runs the package's tests a second time")
+	}
+	const skip = "^(TestReplay(Responses|Streams|Errors)|TestStreamCutMidTextIsNotRepeated|TestResponses.*|TestChainResponses|TestScriptedTestsOnResponsesAPI)$"
+	cmd := exec.Command(os.Args[0], "-test.count=1", "-test.skip", skip, "-test.v")
+	cmd.Env = append(os.Environ(), wireEnv+"=responses")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the scripted tests failed on the Responses API: %v\n%s", err, out)
+	}
+	if ran := strings.Count(string(out), "--- PASS: Test"); ran < 30 {
+		t.Errorf("only %d tests passed in the child process, want the package's scripted tests:\n%s", ran, out)
+	}
+}
+
+// TestNewAgentSpeaksTheWire: newAgent's agents speak Chat Completions,
+// and the Responses API in the child process of
+// TestScriptedTestsOnResponsesAPI, so the child tests what it claims to.
+func TestNewAgentSpeaksTheWire(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("ok"))
+	if _, err := newAgent(t, s).Input(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	onResponses := s.Requests()[0].Responses != nil
+	if want := os.Getenv(wireEnv) == "responses"; onResponses != want {
+		t.Errorf("request on the Responses API: %v, want %v", onResponses, want)
 	}
 }
