@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -23,7 +25,9 @@ import (
 // /v1/responses) instead of Chat Completions, at the same BaseURL and with
 // the same key, or through the client given to WithClient. Requests are
 // stateless: store is false, the reasoning of reasoning models is asked
-// for encrypted (include reasoning.encrypted_content), and each response's
+// for encrypted (include reasoning.encrypted_content; a model that refuses
+// it, as OpenAI's models without reasoning do, is asked without it from
+// then on), and each response's
 // output items, reasoning items among them, are sent back as they came in
 // the following requests, so the model keeps its reasoning across tool
 // calls without the server keeping anything. Streaming, parallel calls,
@@ -60,7 +64,7 @@ const (
 // builtinModel is the built-in wire over client.
 func (c *config) builtinModel(client *openai.Client) LanguageModel {
 	if c.responses != responsesOff {
-		return responsesModel{client: client, chain: c.responses == responsesChained}
+		return &responsesModel{client: client, chain: c.responses == responsesChained}
 	}
 	return chatModel{client: client}
 }
@@ -69,22 +73,49 @@ func (c *config) builtinModel(client *openai.Client) LanguageModel {
 type responsesModel struct {
 	client *openai.Client
 	chain  bool // send previous_response_id and only the new items
+	// plain holds the models (string → true) that refused to include
+	// encrypted reasoning: OpenAI's models without reasoning, such as
+	// gpt-4o-mini, answer 400 to it. They are asked without it from then on.
+	plain sync.Map
 }
 
-func (m responsesModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
-	ctx, hint := withRetryAfter(ctx)
+func (m *responsesModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
 	rreq := responsesRequest(req, m.chain)
+	if _, ok := m.plain.Load(req.Model); ok {
+		rreq.Include = nil
+	}
+	resp, err := m.send(ctx, rreq, onDelta)
+	if err != nil && rreq.Include != nil && refusesInclude(err) {
+		m.plain.Store(req.Model, true)
+		rreq.Include = nil
+		resp, err = m.send(ctx, rreq, onDelta)
+	}
+	return resp, err
+}
+
+// send sends req once, streamed when onDelta is not nil.
+func (m *responsesModel) send(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta)) (*Response, error) {
+	ctx, hint := withRetryAfter(ctx)
 	var resp *Response
 	var err error
 	if onDelta != nil {
-		resp, err = m.stream(ctx, rreq, onDelta, hint)
+		resp, err = m.stream(ctx, req, onDelta, hint)
 	} else {
-		resp, err = m.once(ctx, rreq)
+		resp, err = m.once(ctx, req)
 	}
 	if err != nil {
 		return nil, modelError(err, hint.after)
 	}
 	return resp, nil
+}
+
+// refusesInclude reports whether err is the endpoint refusing the include
+// parameter: a 400 naming param "include" ("Encrypted content is not
+// supported with this model").
+func refusesInclude(err error) bool {
+	var apiErr *openai.APIError
+	return errors.As(err, &apiErr) && apiErr.HTTPStatusCode == http.StatusBadRequest &&
+		apiErr.Param != nil && *apiErr.Param == "include"
 }
 
 // responsesRequest is req as go-openai sends it to /v1/responses. The
@@ -302,7 +333,7 @@ func failedError(e *openai.ResponseError) error {
 	return fmt.Errorf("the model endpoint reported that the response failed: %w", &openai.APIError{Code: e.Code, Message: e.Message})
 }
 
-func (m responsesModel) once(ctx context.Context, req openai.CreateResponseRequest) (*Response, error) {
+func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequest) (*Response, error) {
 	resp, err := m.client.CreateResponse(ctx, req)
 	if err != nil {
 		return nil, err
@@ -529,7 +560,7 @@ func (it *streamItem) whole() (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-func (m responsesModel) stream(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
+func (m *responsesModel) stream(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
 	stream, err := m.client.CreateResponseStream(ctx, req)
 	if err != nil {
 		return nil, err

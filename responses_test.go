@@ -406,3 +406,26 @@ func TestNewAgentSpeaksTheWire(t *testing.T) {
 		t.Errorf("request on the Responses API: %v, want %v", onResponses, want)
 	}
 }
+
+// TestResponsesAPIModelWithoutEncryptedReasoning: OpenAI answers 400 to
+// include reasoning.encrypted_content for models without reasoning, such
+// as the default gpt-4o-mini (the body is the one quoted in
+// pydantic/pydantic-ai#2865). The request goes again without it, and so
+// do the later ones.
+func TestResponsesAPIModelWithoutEncryptedReasoning(t *testing.T) {
+	const refusal = `{"error":{"message":"Encrypted content is not supported with this model.","type":"invalid_request_error","param":"include","code":null}}`
+	s := oniontest.NewServer(t, oniontest.Error(400, refusal), oniontest.Text("ok"), oniontest.Text("again"))
+	a := responsesAgent(t, s, onion.Retries(0))
+	for _, want := range []string{"ok", "again"} {
+		if out, err := a.Input(context.Background(), "hi"); err != nil || out != want {
+			t.Fatalf("out %q, err %v; want %q", out, err, want)
+		}
+	}
+	var includes []int
+	for _, r := range s.Requests() {
+		includes = append(includes, len(r.Responses.Include))
+	}
+	if !slices.Equal(includes, []int{1, 0, 0}) {
+		t.Errorf("include lengths per request = %v, want [1 0 0]", includes)
+	}
+}
