@@ -122,5 +122,16 @@
 // a server's Retry-After, with a ModelError; the agent retries with
 // backoff, and never waits longer than MaxRetryAfter.
 //
-// Package oniontest is a real Chat Completions server for testing agents.
+// # The Responses API
+//
+// The built-in client speaks Chat Completions; with the option
+// ResponsesAPI it speaks the Responses API (POST /v1/responses) instead,
+// streamed or not. It is stateless: store is false, a reasoning model's
+// reasoning is asked for encrypted, and each response's output items,
+// reasoning items among them, go back as they came in the following
+// requests. ChainResponses keeps the conversation on the server instead,
+// with previous_response_id.
+//
+// Package oniontest is a real OpenAI server, Chat Completions and the
+// Responses API, for testing agents.
 package onion
