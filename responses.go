@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -24,15 +23,14 @@ import (
 // ResponsesAPI makes the built-in client speak the Responses API (POST
 // /v1/responses) instead of Chat Completions, at the same BaseURL and with
 // the same key, or through the client given to WithClient. Requests are
-// stateless: store is false, the reasoning of reasoning models is asked
-// for encrypted (include reasoning.encrypted_content; a model that refuses
-// it, as OpenAI's models without reasoning do, is asked without it from
-// then on), and each response's
-// output items, reasoning items among them, are sent back as they came in
-// the following requests, so the model keeps its reasoning across tool
-// calls without the server keeping anything. Streaming, parallel calls,
-// errors and retries behave as on Chat Completions. It has no effect with
-// WithModel.
+// stateless: store is false, a reasoning model's reasoning is asked for
+// encrypted (include reasoning.encrypted_content; a model that refuses it,
+// as OpenAI's models without reasoning do, is asked without it from then
+// on), and each response's output items, reasoning items among them, are
+// sent back as they came in the following requests, so the model keeps
+// its reasoning across tool calls while the server keeps nothing.
+// Streaming, parallel calls, errors and retries behave as on Chat
+// Completions. It has no effect with WithModel.
 func ResponsesAPI() Option {
 	return optionFunc(func(c *config) error {
 		if c.responses == responsesOff {
@@ -200,30 +198,44 @@ type itemHead struct {
 // outputItems returns the output items an assistant message carries from
 // the Responses API, to send back as they came. The message's tool calls
 // decide which function calls go: one the message no longer has is left
-// out, and one the items lack (a call the loop gave an ID) is added. It
-// reports false when the message has no items of the Responses API.
+// out, with the message's reasoning items (a reasoning item may not go
+// without the item that followed it), and one the items lack, a call the
+// loop gave an ID, is added. It reports false when the message has no
+// items of the Responses API.
 func outputItems(m Message) ([]json.RawMessage, bool) {
 	var items []json.RawMessage
 	if len(m.Items) == 0 || json.Unmarshal(m.Items, &items) != nil || len(items) == 0 {
 		return nil, false
 	}
-	sent := make(map[string]bool, len(m.ToolCalls))
-	out := items[:0:0]
-	for _, it := range items {
-		var h itemHead
-		if json.Unmarshal(it, &h) != nil || h.Type == "" {
+	calls := make(map[string]bool, len(m.ToolCalls)) // call ID → sent
+	for _, c := range m.ToolCalls {
+		calls[c.ID] = false
+	}
+	heads := make([]itemHead, len(items))
+	dropped := false
+	for i, it := range items {
+		h := &heads[i]
+		if json.Unmarshal(it, h) != nil || h.Type == "" {
 			return nil, false
 		}
 		if h.Type == "function_call" {
-			if sent[h.CallID] || !slices.ContainsFunc(m.ToolCalls, func(c ToolRequest) bool { return c.ID == h.CallID }) {
+			if sent, ok := calls[h.CallID]; !ok || sent {
+				h.Type, dropped = "", true
 				continue
 			}
-			sent[h.CallID] = true
+			calls[h.CallID] = true
+		}
+	}
+	out := make([]json.RawMessage, 0, len(items)+len(m.ToolCalls))
+	for i, it := range items {
+		if heads[i].Type == "" || dropped && heads[i].Type == "reasoning" {
+			continue
 		}
 		out = append(out, it)
 	}
 	for _, c := range m.ToolCalls {
-		if !sent[c.ID] {
+		if !calls[c.ID] {
+			calls[c.ID] = true
 			b, _ := json.Marshal(functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 			out = append(out, b)
 		}

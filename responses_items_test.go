@@ -1,0 +1,95 @@
+package onion
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOutputItemsFollowTheToolCalls: the items of a message go back as
+// they came, but the message's tool calls decide which calls go with them.
+func TestOutputItemsFollowTheToolCalls(t *testing.T) {
+	const (
+		reasoning = `{"type":"reasoning","id":"rs_1","encrypted_content":"opaque","summary":[]}`
+		text      = `{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","text":"Looking."}],"role":"assistant"}`
+		call      = `{"id":"fc_1","type":"function_call","status":"completed","arguments":"{}","call_id":"c1","name":"f"}`
+		noID      = `{"id":"fc_2","type":"function_call","status":"completed","arguments":"{}","call_id":"","name":"f"}`
+	)
+	items := func(raw ...string) json.RawMessage { return json.RawMessage("[" + strings.Join(raw, ",") + "]") }
+	for _, tc := range []struct {
+		name  string
+		msg   Message
+		want  []string
+		found bool
+	}{
+		{"as they came", Message{Items: items(reasoning, text, call), ToolCalls: []ToolRequest{{ID: "c1", Name: "f", Arguments: "{}"}}},
+			[]string{reasoning, text, call}, true},
+		{"a call the loop gave an ID", Message{Items: items(reasoning, noID), ToolCalls: []ToolRequest{{ID: "call_run_1_0", Name: "f", Arguments: "{}"}}},
+			[]string{`{"type":"function_call","call_id":"call_run_1_0","name":"f","arguments":"{}"}`}, true},
+		{"calls the message no longer has", Message{Items: items(reasoning, text, call)},
+			[]string{text}, true},
+		{"a call listed twice", Message{Items: items(call, call), ToolCalls: []ToolRequest{{ID: "c1"}}},
+			[]string{call}, true},
+		{"no items", Message{Content: "hi"}, nil, false},
+		{"items of another kind", Message{Items: json.RawMessage(`{"parts":[]}`)}, nil, false},
+		{"items without a type", Message{Items: items(`{"text":"x"}`)}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := outputItems(tc.msg)
+			var gotText []string
+			for _, g := range got {
+				gotText = append(gotText, string(g))
+			}
+			if ok != tc.found || !slices.Equal(gotText, tc.want) {
+				t.Errorf("outputItems = %q, %v; want %q, %v", gotText, ok, tc.want, tc.found)
+			}
+		})
+	}
+}
+
+// TestResponsesRequestShape: leading system messages become the
+// instructions, the mode decides store, include and previous_response_id,
+// and a conversation from another wire (no items) is built from its fields.
+func TestResponsesRequestShape(t *testing.T) {
+	temp := float32(0.2)
+	req := &Request{Model: "m", Temperature: &temp, Messages: []Message{
+		{Role: RoleSystem, Content: "Be brief."},
+		{Role: RoleUser, Content: "q1"},
+		{Role: RoleAssistant, Content: "Looking.", ToolCalls: []ToolRequest{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, ResponseID: "resp_1"},
+		{Role: RoleTool, ToolCallID: "c1", Name: "f", Content: "out"},
+		{Role: RoleUser, Content: "q2"},
+	}, Tools: []ToolDef{{Name: "f", Description: "does f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}}}
+
+	encode := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	stateless := responsesRequest(req, false)
+	if stateless.Instructions != "Be brief." || *stateless.Store || len(stateless.Include) != 1 || stateless.PreviousResponseID != "" || *stateless.Temperature != 0.2 {
+		t.Errorf("stateless request = %s", encode(stateless))
+	}
+	want := `[{"role":"user","content":"q1"},{"role":"assistant","content":"Looking."},` +
+		`{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"},` +
+		`{"type":"function_call_output","call_id":"c1","output":"out"},{"role":"user","content":"q2"}]`
+	if got := encode(stateless.Input); got != want {
+		t.Errorf("input\n got %s\nwant %s", got, want)
+	}
+	if got := encode(stateless.Tools); got != `[{"description":"does f","name":"f","parameters":{"type":"object"},"strict":true,"type":"function"}]` || stateless.ToolChoice != "auto" {
+		t.Errorf("tools = %s, tool_choice %v", got, stateless.ToolChoice)
+	}
+
+	chained := responsesRequest(req, true)
+	if !*chained.Store || len(chained.Include) != 0 || chained.PreviousResponseID != "resp_1" {
+		t.Errorf("chained request = %s", encode(chained))
+	}
+	if got := encode(chained.Input); got != `[{"type":"function_call_output","call_id":"c1","output":"out"},{"role":"user","content":"q2"}]` {
+		t.Errorf("chained input = %s, want what came after resp_1", got)
+	}
+	if noTools := responsesRequest(&Request{Model: "m"}, false); noTools.Tools != nil || noTools.ToolChoice != nil {
+		t.Errorf("a request without tools has tools %v, tool_choice %v", noTools.Tools, noTools.ToolChoice)
+	}
+}
