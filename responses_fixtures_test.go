@@ -404,3 +404,32 @@ func mustRawTool(t *testing.T, name string) *onion.Tool {
 	}
 	return tool
 }
+
+// TestResponsesAPIReasoningSurvivesSavedHistory: the output items travel
+// in the saved conversation, so an agent restored from MarshalHistory
+// sends the recorded encrypted reasoning back as it came.
+func TestResponsesAPIReasoningSurvivesSavedHistory(t *testing.T) {
+	step, output := responsesFixture(t, "openai_reasoning_function_call.json")
+	first := oniontest.NewServer(t, step, oniontest.Text("final"))
+	a := responsesFixtureAgent(t, first, onion.MaxIterations(2))
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := a.MarshalHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	next := oniontest.NewServer(t, oniontest.Text("again"))
+	b := responsesFixtureAgent(t, next)
+	if err := b.UnmarshalHistory(saved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Input(context.Background(), "next"); err != nil {
+		t.Fatal(err)
+	}
+	sent := inputItems(t, next, 0)
+	if len(sent) < 2 || !reflect.DeepEqual(sent[1], output[0]) || output[0]["type"] != "reasoning" {
+		t.Errorf("restored agent sent %v, want the recorded reasoning item %v second", sent, output[0])
+	}
+}
