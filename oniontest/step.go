@@ -142,8 +142,9 @@ func (s Step) Delay(d time.Duration) Step {
 }
 
 // CutAfter returns a copy of s that drops the connection part way through
-// the reply. A stream sends n chunks (never the final "data: [DONE]") and
-// then breaks off; any other reply sends half its body first.
+// the reply. A stream sends n chunks or events (never the final "data:
+// [DONE]", nor response.completed) and then breaks off; any other reply
+// sends half its body first.
 func (s Step) CutAfter(n int) Step {
 	s.cut, s.cutAfter = true, max(n, 0)
 	return s
@@ -151,6 +152,7 @@ func (s Step) CutAfter(n int) Step {
 
 // NoIndex returns a copy of s whose streamed tool-call deltas carry no
 // "index" key, as Ollama and Gemini's OpenAI-compatible endpoint send them.
+// On the Responses API it changes nothing.
 func (s Step) NoIndex() Step {
 	s.noIndex = true
 	return s
@@ -164,7 +166,10 @@ func (s Step) WithUsage(prompt, completion int) Step {
 }
 
 // Whole returns a copy of s whose streamed tool calls each arrive whole in
-// one chunk, arguments included, as Ollama and Groq send them.
+// one chunk, arguments included, as Ollama and Groq send them. On the
+// Responses API each call's arguments come only in its
+// function_call_arguments.done event, with no deltas, as LM Studio sends
+// them.
 func (s Step) Whole() Step {
 	s.whole = true
 	return s
