@@ -429,3 +429,32 @@ func TestResponsesAPIModelWithoutEncryptedReasoning(t *testing.T) {
 		t.Errorf("include lengths per request = %v, want [1 0 0]", includes)
 	}
 }
+
+// BenchmarkWires runs one agent run (a tool call, then the answer: two
+// requests to oniontest on loopback, whose work is counted too) on each
+// built-in wire.
+func BenchmarkWires(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		wire []any
+	}{{"chat", nil}, {"responses", []any{onion.ResponsesAPI()}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := oniontest.NewServer(b)
+			items := append([]any{Lookup, onion.BaseURL(s.URL()), onion.APIKey("k")}, tc.wire...)
+			a, err := onion.NewAgent("bench", items...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s.Add(oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("a is known"))
+				a.Reset()
+				b.StartTimer()
+				if _, err := a.Run(context.Background(), "what is a?"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
