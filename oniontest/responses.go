@@ -2,7 +2,9 @@ package oniontest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -106,7 +108,77 @@ func (r *Request) decodeResponses() error {
 	}
 	r.Responses = rr
 	r.Body = rr.chat()
+	return rr.check()
+}
+
+// inputErrorBody is the body of a refusal: an OpenAI error naming a
+// parameter.
+type inputErrorBody struct {
+	Error inputErrorFields `json:"error"`
+}
+
+type inputErrorFields struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+// inputError is a conversation api.openai.com refuses, in its words.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+// check refuses, as api.openai.com does, a conversation that does not hold
+// together when nothing is kept on the server (no previous_response_id):
+// an output whose call was not sent, a call sent without its output, a
+// reasoning item with no item after it.
+func (rr *ResponsesRequest) check() error {
+	if rr.PreviousResponseID != "" {
+		return nil // the server's stored conversation may hold the rest
+	}
+	calls := map[string]bool{} // call_id → its output was sent
+	var order []string
+	for i, it := range rr.Input {
+		switch it.Type {
+		case "function_call":
+			if _, ok := calls[it.CallID]; !ok {
+				order = append(order, it.CallID)
+			}
+			calls[it.CallID] = false
+		case "function_call_output":
+			if _, ok := calls[it.CallID]; !ok {
+				return &inputError{fmt.Sprintf("No tool call found for function call output with call_id %s.", it.CallID)}
+			}
+			calls[it.CallID] = true
+		case "reasoning":
+			if i == len(rr.Input)-1 {
+				return &inputError{fmt.Sprintf("Item '%s' of type 'reasoning' was provided without its required following item.", it.ID)}
+			}
+		}
+	}
+	for _, id := range order {
+		if !calls[id] {
+			return &inputError{fmt.Sprintf("No tool output found for function call %s.", id)}
+		}
+	}
 	return nil
+}
+
+// refusal is the reply to a request that failed check: a 400 naming the
+// input, as api.openai.com sends it.
+func refusal(err error) (reply, bool) {
+	var ie *inputError
+	if !errors.As(err, &ie) {
+		return reply{}, false
+	}
+	param := "input"
+	body := marshal(inputErrorBody{Error: inputErrorFields{Message: ie.msg, Type: "invalid_request_error", Param: &param}})
+	return reply{
+		status: http.StatusBadRequest,
+		header: http.Header{"Content-Type": {"application/json"}},
+		pieces: [][]byte{append(body, '\n')},
+	}, true
 }
 
 func decodeItem(raw json.RawMessage) (Item, error) {

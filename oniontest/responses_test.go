@@ -620,3 +620,50 @@ func TestResponsesFixtureCopiesMatchShared(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesRefusesBrokenConversations: like api.openai.com, the
+// server refuses a stateless conversation whose calls and outputs do not
+// pair up, or whose reasoning item has nothing after it, with a 400 that
+// uses no step.
+func TestResponsesRefusesBrokenConversations(t *testing.T) {
+	recorded, err := os.ReadFile("testdata/fixtures/responses/openai_error_400_reasoning_without_following_item.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want openai.ErrorResponse
+	if err := json.Unmarshal(recorded, &want); err != nil {
+		t.Fatal(err)
+	}
+	user := openai.ResponseInputMessage{Role: "user", Content: "hi"}
+	call := map[string]any{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+	output := func(id string) any {
+		return openai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: id, Output: "ok"}
+	}
+	reasoning := map[string]any{"type": "reasoning", "id": "rs_68c42de022c881948db7ed1cc2529f2e0202c9ad459e0d23", "summary": []any{}}
+	s := oniontest.NewServer(t, oniontest.Text("served"))
+	for _, tc := range []struct {
+		name  string
+		input []any
+		want  string
+	}{
+		{"an output without its call", []any{user, output("c9")}, "No tool call found for function call output with call_id c9."},
+		{"a call without its output", []any{user, call, output("c1"), map[string]any{"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}"}},
+			"No tool output found for function call c2."},
+		{"reasoning with nothing after it", []any{user, reasoning}, want.Error.Message},
+	} {
+		_, err := s.Client().CreateResponse(context.Background(), openai.CreateResponseRequest{Model: "m", Input: tc.input})
+		var apiErr *openai.APIError
+		if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 || apiErr.Message != tc.want || apiErr.Type != "invalid_request_error" ||
+			apiErr.Param == nil || *apiErr.Param != "input" {
+			t.Errorf("%s: err = %#v, want a 400 saying %q", tc.name, err, tc.want)
+		}
+	}
+	if reqs := s.Requests(); len(reqs) != 3 || reqs[2].Responses == nil || len(reqs[2].Responses.Input) != 2 {
+		t.Errorf("requests = %d, want the refused ones recorded, decoded", len(reqs))
+	}
+	// On a stored conversation the outputs may answer calls of the previous response.
+	resp, err := s.Client().CreateResponse(context.Background(), openai.CreateResponseRequest{Model: "m", Input: []any{output("c1")}, PreviousResponseID: "resp_1"})
+	if err != nil || resp.GetOutputText() != "served" {
+		t.Errorf("chained request: %q, %v; want the step, which the refusals did not use", resp.GetOutputText(), err)
+	}
+}

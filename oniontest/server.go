@@ -136,6 +136,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	n, step, ok := s.take(req, err == nil)
 	switch {
 	case err != nil:
+		if rep, ok := refusal(err); ok {
+			send(w, rep, Step{})
+			return
+		}
 		msg := fmt.Sprintf("oniontest: the body is not a request for %s: %v", r.URL.Path, err)
 		send(w, errorReply(http.StatusBadRequest, msg, "invalid_request_error"), Step{})
 		return
