@@ -18,10 +18,10 @@
 // and numbered by sequence_number. A tool call is a function_call item
 // whose call_id is the call's ID. [Request.Responses] holds the decoded
 // request, and [Request.Body] the same conversation in Chat Completions
-// terms, so a test's assertions hold on either wire. Like api.openai.com, it
-// refuses with a 400 a stateless conversation (no previous_response_id)
-// in which a call and its output do not pair up or a reasoning item has
-// nothing after it.
+// terms, so a test's assertions hold on either wire. Like api.openai.com,
+// it refuses with a 400 a stateless conversation (no
+// previous_response_id) in which a call and its output do not pair up or
+// a reasoning item has nothing after it.
 //
 // Each request consumes the next [Step]. [Text] and [ToolCalls] script an
 // assistant turn; [Error], [RateLimited] and [StreamError] script
