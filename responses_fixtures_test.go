@@ -433,3 +433,34 @@ func TestResponsesAPIReasoningSurvivesSavedHistory(t *testing.T) {
 		t.Errorf("restored agent sent %v, want the recorded reasoning item %v second", sent, output[0])
 	}
 }
+
+// TestResponsesAPIReasoningDeltas: the Responses wire streams reasoning
+// (summary text on OpenAI, reasoning text on OpenRouter, DeepSeek and LM
+// Studio) as Delta.Reasoning, apart from the answer's text, and the reply
+// holds it whole.
+func TestResponsesAPIReasoningDeltas(t *testing.T) {
+	for _, tc := range []struct{ file, reasoning, text string }{
+		{"openai_stream_reasoning_summary.sse", "**Providing street crossing", "I'm not a road safety professional"},
+		{"openrouter_stream_reasoning_text.sse", "The user asks", "4"},
+		{"deepseek_stream_reasoning_function_call.sse", "The user asks about tem", ""},
+		{"lmstudio_stream_function_call.chunks.txt", "The user is asking for", "I'll get the current weather"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			step, _ := responsesFixture(t, tc.file)
+			s := oniontest.NewServer(t, step)
+			m := responsesFixtureAgent(t, s).LanguageModel()
+			var reasoning, text strings.Builder
+			resp, err := m.Generate(context.Background(), &onion.Request{Model: "m", Messages: []onion.Message{{Role: onion.RoleUser, Content: "go"}}},
+				func(d onion.Delta) { reasoning.WriteString(d.Reasoning); text.WriteString(d.Text) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(reasoning.String(), tc.reasoning) || !strings.HasPrefix(text.String(), tc.text) {
+				t.Errorf("streamed reasoning %.60q and text %.60q, want %q and %q first", reasoning.String(), text.String(), tc.reasoning, tc.text)
+			}
+			if !strings.HasPrefix(resp.Message.Reasoning, tc.reasoning) || resp.Message.Content != text.String() || resp.ID == "" || resp.Usage.ReasoningTokens == 0 {
+				t.Errorf("reply: reasoning %.60q, content %.60q, id %q, usage %+v", resp.Message.Reasoning, resp.Message.Content, resp.ID, resp.Usage)
+			}
+		})
+	}
+}

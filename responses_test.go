@@ -458,3 +458,32 @@ func BenchmarkWires(b *testing.B) {
 		})
 	}
 }
+
+// TestResponsesAPIIncompleteAndFailed: a response cut by its token limit
+// is a reply with what it holds and the reason as its finish reason; one
+// whose status is failed is an error with the server's words.
+func TestResponsesAPIIncompleteAndFailed(t *testing.T) {
+	const partial = `{"id":"resp_1","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},` +
+		`"output":[{"id":"msg_1","type":"message","status":"incomplete","content":[{"type":"output_text","text":"The answer is"}],"role":"assistant"}],` +
+		`"usage":{"input_tokens":5,"output_tokens":16,"total_tokens":21}}`
+	const failed = `{"id":"resp_2","object":"response","status":"failed","error":{"code":"server_error","message":"The model broke down."},"output":[]}`
+	streamed := "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":" + partial + "}\n\n"
+	s := oniontest.NewServer(t,
+		oniontest.Replay("application/json", []byte(partial)),
+		oniontest.Replay("text/event-stream", []byte(streamed)),
+		oniontest.Replay("application/json", []byte(failed)),
+	)
+	m := responsesAgent(t, s).LanguageModel()
+	req := &onion.Request{Model: "m", Messages: []onion.Message{{Role: onion.RoleUser, Content: "go"}}}
+	for _, onDelta := range []func(onion.Delta){nil, func(onion.Delta) {}} {
+		resp, err := m.Generate(context.Background(), req, onDelta)
+		if err != nil || resp.Message.Content != "The answer is" || resp.FinishReason != "max_output_tokens" || resp.Usage.TotalTokens != 21 {
+			t.Errorf("streamed %v: %+v, %v; want the partial text, finish reason max_output_tokens", onDelta != nil, resp, err)
+		}
+	}
+	_, err := m.Generate(context.Background(), req, nil)
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "server_error" || !strings.Contains(err.Error(), "The model broke down.") {
+		t.Errorf("failed response: err = %v", err)
+	}
+}
