@@ -511,6 +511,16 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 	return false, nil
 }
 
+// whole reports whether the stream began items and finished each.
+func (a *responseAssembler) whole() bool {
+	for _, it := range a.items {
+		if !it.done {
+			return false
+		}
+	}
+	return len(a.items) > 0
+}
+
 // response is the assembled response. The output of response.completed
 // wins, as the last word on every item (encrypted reasoning differs
 // between the events); without it, the items as the stream left them.
@@ -582,7 +592,11 @@ func (m *responsesModel) stream(ctx context.Context, req openai.CreateResponseRe
 	for {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
-			// A stream that ends before response.completed was cut short.
+			// The body ended without response.completed: the reply is
+			// whole only if every item it began was done.
+			if a.whole() {
+				return a.response()
+			}
 			return nil, fmt.Errorf("the model endpoint's stream ended before the response completed: %w", io.ErrUnexpectedEOF)
 		}
 		if err == nil && len(raw) == 0 {

@@ -268,6 +268,17 @@ func TestResponsesAPIRetries(t *testing.T) {
 			t.Errorf("err %v after %d requests, text %q; want the text so far and no retry", err, len(s.Requests()), text.String())
 		}
 	})
+	t.Run("stream ending after its items without response.completed", func(t *testing.T) {
+		body := "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"m\",\"content\":[]}}\n\n" +
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"all here\"}\n\n" +
+			"event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"m\",\"content\":[{\"type\":\"output_text\",\"text\":\"all here\"}]}}\n\n" +
+			"data: [DONE]\n\n"
+		s := oniontest.NewServer(t, oniontest.Replay("text/event-stream", []byte(body)))
+		res := runOrStream(t, responsesAgent(t, s), true, "go")
+		if res.Output != "all here" || len(s.Requests()) != 1 {
+			t.Errorf("output %q after %d requests; want the finished items taken as the reply", res.Output, len(s.Requests()))
+		}
+	})
 	t.Run("stream ending without response.completed", func(t *testing.T) {
 		s := oniontest.NewServer(t, oniontest.Replay("text/event-stream", []byte("event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n\n")), oniontest.Text("ok"))
 		res := runOrStream(t, responsesAgent(t, s), true, "go")
