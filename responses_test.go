@@ -353,13 +353,17 @@ func TestResponsesAPIHistoryAcrossRuns(t *testing.T) {
 }
 
 func TestResponsesAPIWithClient(t *testing.T) {
-	s := oniontest.NewServer(t, oniontest.Text("through the given client"))
-	a, err := onion.NewAgent("t", onion.WithClient(s.Client()), onion.ResponsesAPI())
+	s := oniontest.NewServer(t, oniontest.Text("through the given client"), oniontest.RateLimited(24*time.Hour))
+	a, err := onion.NewAgent("t", onion.WithClient(s.Client()), onion.ResponsesAPI(), onion.MaxRetryAfter(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out, err := a.Input(context.Background(), "hi"); err != nil || out != "through the given client" || s.Requests()[0].Responses == nil {
 		t.Errorf("out %q, err %v", out, err)
+	}
+	// The given client's replies are read for Retry-After too.
+	if _, err := a.Input(context.Background(), "hi"); err == nil || !strings.Contains(err.Error(), "24h0m0s") {
+		t.Errorf("err = %v, want the server's one-day Retry-After refused", err)
 	}
 }
 
