@@ -338,11 +338,11 @@ func fromResponsesUsage(u *openai.ResponseUsage) Usage {
 }
 
 // failedError is the error of a response whose status is failed.
-func failedError(e *openai.ResponseError) error {
+func failedError(e *streamError) error {
 	if e == nil {
 		return errors.New("the model endpoint reported that the response failed")
 	}
-	return fmt.Errorf("the model endpoint reported that the response failed: %w", &openai.APIError{Code: e.Code, Message: e.Message})
+	return fmt.Errorf("the model endpoint reported that the response failed: %w", &openai.APIError{Code: e.Code, Message: e.Message, Type: e.Type})
 }
 
 func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequest) (*Response, error) {
@@ -351,7 +351,11 @@ func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequ
 		return nil, err
 	}
 	if resp.Status == openai.ResponseStatusFailed {
-		return nil, failedError(resp.Error)
+		var e *streamError
+		if resp.Error != nil {
+			e = &streamError{Code: resp.Error.Code, Message: resp.Error.Message}
+		}
+		return nil, failedError(e)
 	}
 	// go-openai decodes the output as []any: encode each item again. The
 	// values come back unchanged, the keys in another order.
@@ -397,11 +401,13 @@ type streamResponse struct {
 	Model             string                            `json:"model"`
 	Status            string                            `json:"status"`
 	Output            []json.RawMessage                 `json:"output"`
-	Error             *openai.ResponseError             `json:"error"`
+	Error             *streamError                      `json:"error"`
 	IncompleteDetails *openai.ResponseIncompleteDetails `json:"incomplete_details"`
 	Usage             *openai.ResponseUsage             `json:"usage"`
 }
 
+// streamError is an error inside a stream, whose code may be a string, a
+// number or null.
 type streamError struct {
 	Type    string `json:"type"`
 	Code    any    `json:"code"`
@@ -453,6 +459,15 @@ func (a *responseAssembler) item(ev *streamEvent) *streamItem {
 	return it
 }
 
+// handledEvents are the event types add reads.
+var handledEvents = map[string]bool{
+	"response.created": true, "response.in_progress": true,
+	"response.output_item.added": true, "response.output_item.done": true,
+	"response.output_text.delta": true, "response.reasoning_text.delta": true, "response.reasoning_summary_text.delta": true,
+	"response.function_call_arguments.delta": true, "response.function_call_arguments.done": true,
+	"response.completed": true, "response.incomplete": true, "response.failed": true, "error": true,
+}
+
 // add takes one event. It returns the error the event reports, if any,
 // and whether the response is complete.
 func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
@@ -496,7 +511,7 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 		a.final = ev.Response
 		return true, nil
 	case "response.failed":
-		var e *openai.ResponseError
+		var e *streamError
 		if ev.Response != nil {
 			e = ev.Response.Error
 		}
@@ -610,7 +625,13 @@ func (m *responsesModel) stream(ctx context.Context, req openai.CreateResponseRe
 		}
 		var ev streamEvent
 		if err := json.Unmarshal(raw, &ev); err != nil {
-			return nil, fmt.Errorf("the model endpoint sent an event that is not JSON: %w", err)
+			var head struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(raw, &head) == nil && !handledEvents[head.Type] {
+				continue // an event of a kind the wire does not read, in a shape it does not know
+			}
+			return nil, fmt.Errorf("the model endpoint sent an event the wire cannot read: %w", err)
 		}
 		complete, err := a.add(&ev)
 		if err != nil {

@@ -502,3 +502,43 @@ func TestResponsesAPIIncompleteAndFailed(t *testing.T) {
 		t.Errorf("failed response: err = %v", err)
 	}
 }
+
+// TestResponsesAPIOddEvents: an event of a kind the wire does not read is
+// passed over whatever its shape; an error code may be a number; an event
+// the wire reads in a shape it cannot read fails the request.
+func TestResponsesAPIOddEvents(t *testing.T) {
+	sse := func(events ...string) oniontest.Step {
+		var b strings.Builder
+		for _, e := range events {
+			b.WriteString("data: " + e + "\n\n")
+		}
+		return oniontest.Replay("text/event-stream", []byte(b.String()))
+	}
+	const completed = `{"type":"response.completed","response":{"id":"r","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"fine"}]}]}}`
+	s := oniontest.NewServer(t,
+		sse(`{"type":"response.audio.delta","delta":{"not":"a string"}}`, completed),
+		sse(`{"type":"response.failed","response":{"status":"failed","error":{"code":500,"message":"boom"}}}`),
+		sse(`{"type":"response.output_text.delta","delta":{"not":"a string"}}`, completed),
+	)
+	a := responsesAgent(t, s, onion.Retries(0))
+	stream := func() (string, error) {
+		var text strings.Builder
+		var err error
+		for e, e2 := range a.Stream(context.Background(), "go") {
+			text.WriteString(e.Text)
+			err = errors.Join(err, e2)
+		}
+		return text.String(), err
+	}
+	if text, err := stream(); err != nil || text != "fine" {
+		t.Errorf("unknown event: text %q, err %v; want it passed over", text, err)
+	}
+	_, err := stream()
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || fmtAny(apiErr.Code) != "500" || apiErr.Message != "boom" {
+		t.Errorf("failed with a numeric code: err = %v", err)
+	}
+	if _, err := stream(); err == nil || !strings.Contains(err.Error(), "cannot read") {
+		t.Errorf("unreadable delta: err = %v", err)
+	}
+}
