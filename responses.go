@@ -526,8 +526,8 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 	return false, nil
 }
 
-// whole reports whether the stream began items and finished each.
-func (a *responseAssembler) whole() bool {
+// allDone reports whether the stream began items and finished each.
+func (a *responseAssembler) allDone() bool {
 	for _, it := range a.items {
 		if !it.done {
 			return false
@@ -609,7 +609,7 @@ func (m *responsesModel) stream(ctx context.Context, req openai.CreateResponseRe
 		if errors.Is(err, io.EOF) {
 			// The body ended without response.completed: the reply is
 			// whole only if every item it began was done.
-			if a.whole() {
+			if a.allDone() {
 				return a.response()
 			}
 			return nil, fmt.Errorf("the model endpoint's stream ended before the response completed: %w", io.ErrUnexpectedEOF)
