@@ -20,7 +20,7 @@ type ResponsesRequest struct {
 	Instructions string
 	// Input is the conversation sent, item by item. A plain string input
 	// is one user message item.
-	Input []Item
+	Input []InputItem
 	// Tools are the tool definitions as sent.
 	Tools              []json.RawMessage
 	ToolChoice         any
@@ -32,8 +32,8 @@ type ResponsesRequest struct {
 	Reasoning          *openai.ResponseReasoning
 }
 
-// Item is one input item of a Responses request.
-type Item struct {
+// InputItem is one input item of a Responses request.
+type InputItem struct {
 	// Type is "message" (also for an item sent without a type),
 	// "function_call", "function_call_output", "reasoning" or another type.
 	Type string
@@ -92,7 +92,7 @@ func (r *Request) decodeResponses() error {
 	case len(wire.Input) == 0 || string(wire.Input) == "null":
 	case json.Unmarshal(wire.Input, &text) == nil:
 		raw, _ := json.Marshal(map[string]string{"role": "user", "content": text})
-		rr.Input = []Item{{Type: "message", Role: "user", Text: text, Raw: raw}}
+		rr.Input = []InputItem{{Type: "message", Role: "user", Text: text, Raw: raw}}
 	default:
 		var raws []json.RawMessage
 		if err := json.Unmarshal(wire.Input, &raws); err != nil {
@@ -181,12 +181,12 @@ func refusal(err error) (reply, bool) {
 	}, true
 }
 
-func decodeItem(raw json.RawMessage) (Item, error) {
+func decodeItem(raw json.RawMessage) (InputItem, error) {
 	var w itemWire
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return Item{}, err
+		return InputItem{}, err
 	}
-	it := Item{Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID, Name: w.Name, Arguments: w.Arguments, Raw: raw}
+	it := InputItem{Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID, Name: w.Name, Arguments: w.Arguments, Raw: raw}
 	if it.Type == "" {
 		it.Type = "message"
 	}
