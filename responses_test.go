@@ -290,19 +290,26 @@ func TestResponsesAPIRetries(t *testing.T) {
 
 func TestResponsesAPIStreamError(t *testing.T) {
 	const msg = "The server had an error while processing your request."
-	s := oniontest.NewServer(t, oniontest.StreamError("server_error", msg))
-	var err error
-	for _, e := range responsesAgent(t, s).Stream(context.Background(), "go") {
-		if e != nil {
-			err = e
-		}
-	}
-	var apiErr *openai.APIError
-	if !errors.As(err, &apiErr) || apiErr.Code != "server_error" || apiErr.Message != msg || !strings.Contains(err.Error(), "mid-stream") {
-		t.Errorf("err = %v, want the error event's code and message", err)
-	}
-	if n := len(s.Requests()); n != 1 {
-		t.Errorf("%d requests: an error inside a stream is not retried, as on Chat Completions", n)
+	for _, tc := range []struct {
+		wire string
+		opts []any
+	}{{"chat", nil}, {"responses", []any{onion.ResponsesAPI()}}} {
+		t.Run(tc.wire, func(t *testing.T) {
+			s := oniontest.NewServer(t, oniontest.StreamError("server_error", msg))
+			var err error
+			for _, e := range newAgent(t, s, tc.opts...).Stream(context.Background(), "go") {
+				if e != nil {
+					err = e
+				}
+			}
+			var apiErr *openai.APIError
+			if !errors.As(err, &apiErr) || apiErr.Code != "server_error" || apiErr.Message != msg || !strings.Contains(err.Error(), "mid-stream") {
+				t.Errorf("err = %v, want the error event's code and message", err)
+			}
+			if n := len(s.Requests()); n != 1 {
+				t.Errorf("%d requests: an error inside a stream is not retried, on either wire", n)
+			}
+		})
 	}
 }
 
