@@ -138,8 +138,8 @@ func onNewestProtocol(req *mcp.CallToolRequest) bool {
 // approvalQuestion is what the user is asked about c.
 func approvalQuestion(c onion.Call) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
-		Mode:    "form",
-		Message: fmt.Sprintf("The agent wants to run %s (%s) with %s. Allow it?", c.Name, c.Intent, c.Arguments),
+		Mode:            "form",
+		Message:         fmt.Sprintf("The agent wants to run %s (%s) with %s. Allow it?", c.Name, c.Intent, c.Arguments),
 		RequestedSchema: approvalSchema,
 	}
 }

@@ -271,7 +271,9 @@ func TestApproverOption(t *testing.T) {
 				approve func(context.Context, onion.Call) (bool, error)
 				runs    int32
 			}{
-				{"Yes", func(_ context.Context, c onion.Call) (bool, error) { return c.Name == "pay" && string(c.Arguments) == `{"amount":5}`, nil }, 1},
+				{"Yes", func(_ context.Context, c onion.Call) (bool, error) {
+					return c.Name == "pay" && string(c.Arguments) == `{"amount":5}`, nil
+				}, 1},
 				{"No", func(context.Context, onion.Call) (bool, error) { return false, nil }, 0},
 				{"Fails", func(context.Context, onion.Call) (bool, error) { return true, errors.New("broken") }, 0},
 				{"Panics", func(context.Context, onion.Call) (bool, error) { panic("approver bug") }, 0},
