@@ -32,8 +32,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *root); err != nil {
-		// stdout carries the protocol: report on stderr only.
-		fmt.Fprintln(os.Stderr, "mcpserver:", err)
+		// stdout carries the protocol: report on stderr only. The error
+		// already names the package it came from.
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,5 +80,42 @@ func TestServesBuiltinTools(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(root, "plan.txt"))
 	if err != nil || string(b) != "water the plants" {
 		t.Errorf("plan.txt = %q, %v", b, err)
+	}
+}
+
+// TestMalformedInputKeepsServing sends a line that is not JSON, then ends
+// the input: the server answers a parse error, keeps serving, and exits 0
+// when the input ends, with nothing on stderr.
+func TestMalformedInputKeepsServing(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), rootEnv+"="+t.TempDir())
+	cmd.Stdin = strings.NewReader("not json\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil || stderr.Len() > 0 {
+		t.Errorf("exit %v, stderr %q; want exit 0 and no complaint", err, stderr.String())
+	}
+	if strings.Count(stderr.String(), "mcpserver:") > 1 {
+		t.Errorf("stderr %q names mcpserver twice", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"code":-32700`) {
+		t.Errorf("stdout %q, want a JSON-RPC parse error", stdout.String())
+	}
+}
+
+// TestStartupErrorSaysWhatOnce starts the server on a root that does not
+// exist: the one line on stderr names each layer once.
+func TestStartupErrorSaysWhatOnce(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), rootEnv+"="+filepath.Join(t.TempDir(), "missing"))
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stderr = strings.NewReader(""), &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the server started on a missing root")
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, "missing") || strings.Contains(msg, "mcpserver: mcpserver:") || strings.Count(msg, "files:") != 1 {
+		t.Errorf("stderr %q", msg)
 	}
 }

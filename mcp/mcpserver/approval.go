@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -204,5 +203,8 @@ func digest(args json.RawMessage) [sha256.Size]byte {
 // denied is the result of a call that was not approved: the loop's words,
 // as an error the peer's model reads.
 func denied() *mcp.CallToolResult {
-	return errorResult(errors.New(onion.DeniedText))
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: onion.DeniedText}},
+		IsError: true,
+	}
 }
