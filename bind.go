@@ -675,7 +675,11 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
-		return nil, fmt.Errorf("onion.NewRawTool %q: schema is not a JSON Schema: %w", name, err)
+		loose, lerr := looseSchema(schema)
+		if lerr != nil {
+			return nil, fmt.Errorf("onion.NewRawTool %q: schema is not a JSON Schema: %w", name, err)
+		}
+		s = *loose
 	}
 	if s.Type != "object" {
 		return nil, fmt.Errorf("onion.NewRawTool %q: the parameters schema must have type object, got %q", name, s.Type)
