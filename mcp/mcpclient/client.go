@@ -153,8 +153,11 @@ func connect(ctx context.Context, transport mcp.Transport, where string, cmdT *c
 	cs, err := client.Connect(ctx, &recordingTransport{Transport: transport, raw: raw}, nil)
 	if err != nil {
 		if cmdT != nil && cmdT.proc != nil {
-			if exit, done := cmdT.proc.exitedWith(); done && exit != nil {
-				err = fmt.Errorf("%w (the server exited: %v)", err, exit)
+			if exit, done := cmdT.proc.exitedWith(closeGrace); done {
+				if exit == nil {
+					exit = errors.New("exit status 0")
+				}
+				return nil, fmt.Errorf("mcpclient: %s exited (%v) before the session began: %w", name, exit, err)
 			}
 		}
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", name, err)

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,7 +54,8 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		stdout.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: stdin, exited: make(chan struct{})}
+	out := &output{f: stdout, drained: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, out: out, exited: make(chan struct{})}
 	t.proc = p
 	// Owned by the process: it ends when the server does, which Close
 	// makes sure of and waits for.
@@ -60,7 +63,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
-	return (&mcp.IOTransport{Reader: stdout, Writer: p}).Connect(ctx)
+	return (&mcp.IOTransport{Reader: out, Writer: p}).Connect(ctx)
 }
 
 // process is a running stdio server: writing to it writes its stdin, and
@@ -68,6 +71,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 type process struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	out     *output
 	exited  chan struct{} // closed when the server has exited
 	waitErr error         // cmd.Wait's, set before exited is closed
 }
@@ -87,12 +91,45 @@ func (p *process) Close() error {
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		ended = p.wait(closeGrace)
 	}
-	// Whatever is left in the group has lost its server: end it.
+	// Whatever is left in the group has lost its server: end it, and let
+	// the last of them that held the server's stdout go before returning.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	if !ended && !p.wait(closeGrace) {
+		p.out.f.Close()
 		return fmt.Errorf("the process %d did not end after SIGKILL", pgid)
 	}
-	return nil
+	p.out.wait(closeGrace)
+	return p.out.f.Close()
+}
+
+// output is the server's stdout. It reports when it is drained: every
+// process that could write to it, the server's children included, is gone.
+type output struct {
+	f       *os.File
+	once    sync.Once
+	drained chan struct{} // closed at the first read error, such as EOF
+}
+
+func (o *output) Read(b []byte) (int, error) {
+	n, err := o.f.Read(b)
+	if err != nil {
+		o.once.Do(func() { close(o.drained) })
+	}
+	return n, err
+}
+
+// Close does nothing: the process closes its output once it has ended,
+// which the session's Close waits for.
+func (o *output) Close() error { return nil }
+
+// wait waits up to d for the output to be drained.
+func (o *output) wait(d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-o.drained:
+	case <-timer.C:
+	}
 }
 
 // wait reports whether the server exits within d.
@@ -110,10 +147,11 @@ func (p *process) wait(d time.Duration) bool {
 // commandLine is how an error message names a command: its program's
 // base name and its arguments, cut when long.
 func commandLine(cmd *exec.Cmd) string {
-	args := cmd.Args
+	args := append([]string(nil), cmd.Args...)
 	if len(args) == 0 {
 		args = []string{cmd.Path}
 	}
+	args[0] = filepath.Base(args[0])
 	line := strings.Join(args, " ")
 	if len(line) > 120 {
 		line = line[:117] + "..."
@@ -121,13 +159,11 @@ func commandLine(cmd *exec.Cmd) string {
 	return line
 }
 
-// exited says how the server ended, if it has: a server that exits at
-// once reaches the SDK only as a closed connection.
-func (p *process) exitedWith() (error, bool) {
-	select {
-	case <-p.exited:
-		return p.waitErr, true
-	default:
+// exitedWith says how the server ended, if it has or does within d: a
+// server that exits at once reaches the SDK only as a closed connection.
+func (p *process) exitedWith(d time.Duration) (error, bool) {
+	if !p.wait(d) {
 		return nil, false
 	}
+	return p.waitErr, true
 }
