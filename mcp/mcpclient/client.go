@@ -123,7 +123,7 @@ func ConnectHTTP(ctx context.Context, url string, opts ...Option) (*Server, erro
 		Endpoint: url,
 		// A reconnect after a broken stream would only delay the news:
 		// the call it belonged to cannot be resumed by onion anyway.
-		MaxRetries: -1,
+		MaxRetries: 1,
 		// mcpclient reads the tool list once and takes no notifications.
 		DisableStandaloneSSE: true,
 	}

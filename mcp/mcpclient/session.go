@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,22 +189,35 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 	return text, nil
 }
 
-// callError classifies a failed tools/call. A JSON-RPC error is the
-// server's definite answer. mcp.ErrConnectionClosed means the SDK refused
-// to send the request on a connection already closing (in v1.8 a call cut
-// mid-way fails with the read error instead). The caller's context ending
-// is left for the loop to judge. Anything else broke the exchange after the
+// callError classifies a failed tools/call. The caller's context ending is
+// left for the loop to judge. A request that could not be sent at all (a
+// refused HTTP connection, mcp.ErrConnectionClosed for a connection
+// already closing) did not run. An HTTP exchange cut after the request
+// went out may have run: the SDK marks it "rejected by transport" like a
+// request never sent, but a streamed answer has no headers until the tool
+// is done, so an early EOF says nothing. A JSON-RPC error from the server
+// is its definite answer. Anything else broke the exchange after the
 // request may have reached the server, which may have acted on it.
 func (s *session) callError(ctx context.Context, err error) error {
-	var rpc *jsonrpc.Error
+	var (
+		rpc    *jsonrpc.Error
+		urlErr *url.Error
+		opErr  *net.OpError
+	)
 	switch {
-	case errors.As(err, &rpc):
-		return fmt.Errorf("%s refused the call: %s", s.server, rpc.Message)
+	case ctx.Err() != nil:
+		return fmt.Errorf("call to %s: %w", s.server, err)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		s.broken.Store(true)
+		return &plainError{text: s.server + " cannot be reached, so the tool did not run", wrapped: []error{err}}
+	case errors.As(err, &urlErr):
 	case errors.Is(err, mcp.ErrConnectionClosed):
 		s.broken.Store(true)
 		return &plainError{text: s.server + " is no longer connected, so the tool did not run", wrapped: []error{err}}
-	case ctx.Err() != nil:
-		return fmt.Errorf("call to %s: %w", s.server, err)
+	case errors.As(err, &rpc) && rpc.Code != codeRejectedByTransport:
+		return fmt.Errorf("%s refused the call: %s", s.server, rpc.Message)
+	case errors.As(err, &rpc):
+		return &plainError{text: s.server + " turned the call down before it ran", wrapped: []error{err}}
 	}
 	s.broken.Store(true)
 	return &plainError{
@@ -210,6 +225,10 @@ func (s *session) callError(ctx context.Context, err error) error {
 		wrapped: []error{err, onion.ErrOutcomeUnknown},
 	}
 }
+
+// codeRejectedByTransport is the JSON-RPC code the SDK gives errors of its
+// own transport, which no server sent.
+const codeRejectedByTransport = -32005
 
 // plainError says what happened in one plain sentence, for the model,
 // while still wrapping the transport's error (and onion's sentinel) for
