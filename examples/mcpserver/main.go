@@ -6,7 +6,7 @@
 // derives from their Go source, and readOnlyHint / destructiveHint from
 // their intents.
 //
-//	go run github.com/onionkit/onion/examples/mcpserver -root ~/notes
+//	go run -C /path/to/onion ./examples/mcpserver -root ~/notes
 //
 // The file tools are confined to -root (default: the directory the host
 // starts the server in). The todo list lives in memory for as long as the

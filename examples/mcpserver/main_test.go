@@ -119,3 +119,84 @@ func TestStartupErrorSaysWhatOnce(t *testing.T) {
 		t.Errorf("stderr %q", msg)
 	}
 }
+
+// TestReadmeHostConfig runs the host configuration the READMEs give, as a
+// host would, from a directory outside the clone: it starts the server of
+// this clone, and the server answers.
+func TestReadmeHostConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example with go run")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	clone, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, readme := range []string{filepath.Join(clone, "README.md"), "README.md"} {
+		b, err := os.ReadFile(readme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := hostConfig(t, string(b))
+		var entry struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		}
+		var whole struct {
+			MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		if json.Unmarshal([]byte(block), &whole) == nil && whole.MCPServers["onion"] != nil {
+			block = string(whole.MCPServers["onion"])
+		} else {
+			block = strings.TrimPrefix(strings.TrimSpace(block), `"onion":`)
+		}
+		if err := json.Unmarshal([]byte(block), &entry); err != nil {
+			t.Fatalf("%s: host config %q: %v", readme, block, err)
+		}
+		if entry.Command != "go" {
+			t.Fatalf("%s: the first host config runs %q, want go", readme, entry.Command)
+		}
+		root := t.TempDir()
+		var args []string
+		for _, a := range entry.Args {
+			a = strings.ReplaceAll(a, "/path/to/onion", clone)
+			a = strings.ReplaceAll(a, "/path/to/a/folder", root)
+			args = append(args, strings.ReplaceAll(a, "/path/to/folder", root))
+		}
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir = t.TempDir() // a host starts it anywhere
+		// Everything it needs is in the clone and the module cache; a
+		// config that needs the network (such as …@latest) fails here.
+		cmd.Env = append(os.Environ(), "GOPROXY=off")
+		cmd.Stderr = os.Stderr
+		ctx := context.Background()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("%s: %s %q: %v", readme, entry.Command, args, err)
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil || len(res.Tools) == 0 {
+			t.Errorf("%s: tools %v, %v", readme, res, err)
+		}
+		if err := cs.Close(); err != nil {
+			t.Errorf("%s: close: %v", readme, err)
+		}
+	}
+}
+
+// hostConfig is the first JSON block of a README.
+func hostConfig(t *testing.T, readme string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(readme, "```json\n")
+	if !ok {
+		t.Fatal("no JSON block")
+	}
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("unterminated JSON block")
+	}
+	return block
+}

@@ -24,8 +24,9 @@ type optionFunc func(*options)
 func (f optionFunc) apply(o *options) { f(o) }
 
 type options struct {
-	roots  []string
-	logger *slog.Logger
+	roots    []string
+	logger   *slog.Logger
+	protocol string
 }
 
 // Roots lets the server see the given directories as the client's roots
@@ -40,6 +41,13 @@ func Roots(dirs ...string) Option {
 // LeftOutError). By default they go to slog.Default().
 func Logger(l *slog.Logger) Option {
 	return optionFunc(func(o *options) { o.logger = l })
+}
+
+// ProtocolVersion asks for the MCP protocol version v (such as
+// "2025-11-25") instead of the newest the SDK speaks; the server may still
+// answer with an older one.
+func ProtocolVersion(v string) Option {
+	return optionFunc(func(o *options) { o.protocol = v })
 }
 
 // A Server is a connected MCP server: the tools it offers as onion tools,
@@ -150,7 +158,7 @@ func connect(ctx context.Context, transport mcp.Transport, where string, cmdT *c
 	}
 	raw := &rawTools{pending: make(map[jsonrpc.ID]bool), tools: make(map[string]rawTool)}
 	name := serverName("", where)
-	cs, err := client.Connect(ctx, &recordingTransport{Transport: transport, raw: raw}, nil)
+	cs, err := client.Connect(ctx, &recordingTransport{Transport: transport, raw: raw}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		if cmdT != nil && cmdT.proc != nil {
 			if exit, done := cmdT.proc.exitedWith(closeGrace); done {
