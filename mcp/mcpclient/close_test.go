@@ -16,8 +16,10 @@ import (
 	"github.com/onionkit/onion/mcp/mcpclient"
 )
 
-// alive reports whether the process pid still runs: it exists and is not
-// a zombie waiting for a parent that will never reap it.
+// alive reports whether the process pid still runs: it exists, is not a
+// zombie waiting for a parent that will never reap it, and is not already
+// on its way out (the kernel's PF_EXITING flag: it was killed, has closed
+// its files, and is finishing its exit).
 func alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
@@ -26,9 +28,15 @@ func alive(pid int) bool {
 	if err != nil {
 		return false
 	}
-	// pid (comm) state ...: the state follows the last ")".
-	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+	// pid (comm) state ppid pgrp session tty_nr tpgid flags ...: the
+	// fields after the comm's closing parenthesis.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(fields) < 7 || fields[0] == "Z" || fields[0] == "X" {
+		return false
+	}
+	const pfExiting = 0x4
+	flags, err := strconv.ParseUint(fields[6], 10, 64)
+	return err != nil || flags&pfExiting == 0
 }
 
 // readPID reads the pid a server wrote to file.
