@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
 
@@ -325,4 +328,36 @@ func mcpserverTestAdd(in struct {
 	B int `json:"b"`
 }) int {
 	return in.A + in.B
+}
+
+// TestShellAsksBeforeRunning serves builtin.NewShell, the issue's own case:
+// a command runs only when the client's user accepts, on both protocols.
+func TestShellAsksBeforeRunning(t *testing.T) {
+	for _, version := range protocols {
+		for _, c := range []struct {
+			name string
+			opts *mcp.ClientOptions
+			ran  bool
+		}{
+			{"Accepted", &mcp.ClientOptions{ElicitationHandler: answer(new(atomic.Int32), "accept", map[string]any{"approve": true})}, true},
+			{"Declined", &mcp.ClientOptions{ElicitationHandler: answer(new(atomic.Int32), "decline", nil)}, false},
+			{"NoCapability", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, false},
+		} {
+			t.Run(version+"/"+c.name, func(t *testing.T) {
+				marker := filepath.Join(t.TempDir(), "ran")
+				cs := connectVersion(t, version, c.opts, builtin.NewShell())
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "touch " + marker}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, statErr := os.Stat(marker)
+				if ran := statErr == nil; ran != c.ran {
+					t.Errorf("the command ran: %v, want %v (result %q, isError %v)", ran, c.ran, text(t, res), res.IsError)
+				}
+				if !c.ran && text(t, res) != onion.DeniedText {
+					t.Errorf("result %q, want the denial", text(t, res))
+				}
+			})
+		}
+	}
 }
