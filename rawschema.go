@@ -80,3 +80,14 @@ func looseType(v any) string {
 	}
 	return ""
 }
+
+// looseParamSchema is the paramSchema of a raw schema that only
+// looseSchema could read (s): the validator compiles the schema as it is,
+// since s holds too little of it to check anything.
+func looseParamSchema(raw json.RawMessage, s *jsonschema.Schema) (*paramSchema, error) {
+	chk, err := newChecker(raw, s, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &paramSchema{schema: s, json: raw, listing: listParams(s), checker: chk}, nil
+}
