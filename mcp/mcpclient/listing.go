@@ -166,6 +166,9 @@ func compile(schema json.RawMessage, draft *santhosh.Draft) error {
 		return err
 	}
 	c := santhosh.NewCompiler()
+	// A server's $ref to a file or URL is not followed: it could make the
+	// client read local files, or block on one such as a FIFO.
+	c.UseLoader(santhosh.SchemeURLLoader{})
 	if draft != nil {
 		c.DefaultDraft(draft)
 	}
