@@ -124,13 +124,13 @@ func ConnectCommand(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Server
 }
 
 // ConnectHTTP connects to the MCP server at url over streamable HTTP (see
-// HTTP). A server that stops answering mid-call is given up on at once,
-// not after the SDK's reconnect attempts.
+// HTTP). When a call's stream breaks, one reconnect is tried (a stream the
+// server can resume comes back), then the call ends as outcome unknown,
+// within about a second instead of the SDK's default of five attempts over
+// many seconds.
 func ConnectHTTP(ctx context.Context, url string, opts ...Option) (*Server, error) {
 	t := &mcp.StreamableClientTransport{
 		Endpoint: url,
-		// A reconnect after a broken stream would only delay the news:
-		// the call it belonged to cannot be resumed by onion anyway.
 		MaxRetries: 1,
 		// mcpclient reads the tool list once and takes no notifications.
 		DisableStandaloneSSE: true,
@@ -139,7 +139,7 @@ func ConnectHTTP(ctx context.Context, url string, opts ...Option) (*Server, erro
 }
 
 // connect makes the session; where is how the server was reached, for
-// error messages, and proc the server's process when it is a command.
+// error messages, and cmdT the command's transport when it is one.
 func connect(ctx context.Context, transport mcp.Transport, where string, cmdT *commandTransport, opts []Option) (*Server, error) {
 	var o options
 	for _, opt := range opts {

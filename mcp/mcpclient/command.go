@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -74,6 +75,7 @@ type process struct {
 	out     *output
 	exited  chan struct{} // closed when the server has exited
 	waitErr error         // cmd.Wait's, set before exited is closed
+	killed  atomic.Bool   // Close has signaled the server: its end is Close's doing
 }
 
 func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
@@ -88,6 +90,7 @@ func (p *process) Close() error {
 	pgid := p.cmd.Process.Pid
 	ended := p.wait(closeGrace)
 	if !ended {
+		p.killed.Store(true)
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		ended = p.wait(closeGrace)
 	}
@@ -159,10 +162,12 @@ func commandLine(cmd *exec.Cmd) string {
 	return line
 }
 
-// exitedWith says how the server ended, if it has or does within d: a
-// server that exits at once reaches the SDK only as a closed connection.
+// exitedWith says how the server ended of its own accord, if it has or
+// does within d: a server that exits at once reaches the SDK only as a
+// closed connection. An end that Close's signals brought about does not
+// count.
 func (p *process) exitedWith(d time.Duration) (error, bool) {
-	if !p.wait(d) {
+	if !p.wait(d) || p.killed.Load() {
 		return nil, false
 	}
 	return p.waitErr, true

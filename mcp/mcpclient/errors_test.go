@@ -79,3 +79,24 @@ func TestErrorsNameTheServer(t *testing.T) {
 		}
 	})
 }
+
+// TestConnectFailureEndsTheCommand gives up connecting to a program that
+// never answers: the program does not outlive the failed connect.
+func TestConnectFailureEndsTheCommand(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	cmd := exec.Command(sleep, "600")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the connect's context has ended before any answer
+	_, err = mcpclient.ConnectCommand(ctx, cmd)
+	if err == nil {
+		t.Fatal("connected to sleep")
+	}
+	t.Log(err)
+	if cmd.Process != nil && alive(cmd.Process.Pid) {
+		t.Errorf("sleep (pid %d) still runs after the failed connect", cmd.Process.Pid)
+		cmd.Process.Kill()
+	}
+}
