@@ -130,7 +130,7 @@ func ConnectCommand(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Server
 // many seconds.
 func ConnectHTTP(ctx context.Context, url string, opts ...Option) (*Server, error) {
 	t := &mcp.StreamableClientTransport{
-		Endpoint: url,
+		Endpoint:   url,
 		MaxRetries: 1,
 		// mcpclient reads the tool list once and takes no notifications.
 		DisableStandaloneSSE: true,
