@@ -17,10 +17,11 @@ import (
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
 
-// protocols are the protocol versions approval is tested on: the newest,
-// where the server answers a call with an input request, and the one
-// before, where it sends elicitation/create in the middle of the call.
-var protocols = []string{"2025-11-25", "2026-07-28"}
+// protocols are the protocol versions approval is tested on: every one the
+// SDK speaks, the newest (2026-07-28), where the server answers a call with
+// an input request, and the older ones, where it sends elicitation/create
+// in the middle of the call.
+var protocols = mcp.SupportedProtocolVersions()
 
 type payArgs struct {
 	Amount int `json:"amount"`
