@@ -74,7 +74,9 @@ func (s *Server) Close() error { return s.session.Close() }
 // session; ctx bounds the connection and the listing only. Close the
 // session with onion.Agent.Close, or by closing any tool's resource.
 // Tools that cannot be used are left out, with a warning logged (see
-// Connect to read them).
+// Connect to read them). For a stdio server prefer Command or
+// ConnectCommand to an mcp.CommandTransport: they end the server's whole
+// process group on Close, and promptly.
 func Tools(ctx context.Context, transport mcp.Transport) ([]*onion.Tool, error) {
 	s, err := Connect(ctx, transport)
 	if err != nil {
