@@ -674,8 +674,13 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 		schema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return nil, fmt.Errorf("onion.NewRawTool %q: schema is not a JSON Schema: %w", name, err)
+	unmarshalErr := json.Unmarshal(schema, &s)
+	if unmarshalErr != nil {
+		loose, err := looseSchema(schema)
+		if err != nil {
+			return nil, fmt.Errorf("onion.NewRawTool %q: schema is not a JSON Schema: %w", name, unmarshalErr)
+		}
+		s = *loose
 	}
 	if s.Type != "object" {
 		return nil, fmt.Errorf("onion.NewRawTool %q: the parameters schema must have type object, got %q", name, s.Type)
@@ -683,7 +688,13 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 	if s.Properties == nil {
 		s.Properties = jsonschema.NewProperties()
 	}
-	params, err := newParamSchema(&s, nil)
+	var params *paramSchema
+	var err error
+	if unmarshalErr != nil {
+		params, err = looseParamSchema(schema, &s)
+	} else {
+		params, err = newParamSchema(&s, nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("onion.NewRawTool %q: %w", name, err)
 	}

@@ -6,7 +6,7 @@
 // derives from their Go source, and readOnlyHint / destructiveHint from
 // their intents.
 //
-//	go run github.com/onionkit/onion/examples/mcpserver -root ~/notes
+//	go run -C /path/to/onion ./examples/mcpserver -root ~/notes
 //
 // The file tools are confined to -root (default: the directory the host
 // starts the server in). The todo list lives in memory for as long as the
@@ -32,8 +32,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *root); err != nil {
-		// stdout carries the protocol: report on stderr only.
-		fmt.Fprintln(os.Stderr, "mcpserver:", err)
+		// stdout carries the protocol: report on stderr only. The error
+		// already names the package it came from.
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }

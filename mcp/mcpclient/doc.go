@@ -14,9 +14,13 @@
 //	defer agent.Close() // ends the MCP session
 //
 // Each server tool becomes an onion.NewRawTool with the server's input
-// schema and description; onion validates the model's arguments against
-// that schema before the call leaves the process. The tool's annotations
-// decide its intent:
+// schema, kept as the server sent it (a list of types, an older draft's
+// keywords and all), and its description; onion validates the model's
+// arguments against that schema before the call leaves the process. A
+// tool that cannot be used (a schema no JSON Schema validator accepts, a
+// tool that runs only as a task) is left out, never the whole server: it
+// is logged, and Connect's Server lists it with why (LeftOutError). The
+// tool's annotations decide its intent:
 //
 //	readOnlyHint: true      onion.Read
 //	destructiveHint: true   onion.Delete
@@ -41,7 +45,19 @@
 // nobody knows whether it took effect. A call made after the server went
 // away, or after Close, fails plainly, since it never left the process.
 //
+// Errors name the server by its serverInfo name and how it was reached:
+// MCP server "mcp-servers/everything" (npx -y
+// @modelcontextprotocol/server-everything). A streamable HTTP server that
+// stops answering mid-call is given up on after one reconnect attempt.
+//
 // All the tools of one server share one session. It is closed by
-// onion.Agent.Close (it is each tool's WithCloser resource); closing it again
-// does nothing. The tool list is read once, at connect time.
+// onion.Agent.Close (it is each tool's WithCloser resource), or by
+// Server.Close; closing it again does nothing. Closing a command's session
+// ends the server and everything it started (its process group, such as
+// npx's node), within about a second even when the server does not exit
+// on its own, and a server that exits when asked is no error. The tool list
+// is read once, at connect time.
+//
+// The client declares only what it serves: no capabilities by default, and
+// roots when Roots names directories for the server to work in.
 package mcpclient

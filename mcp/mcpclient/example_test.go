@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"os/exec"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
@@ -84,4 +86,58 @@ func ExampleHTTP() {
 	for _, t := range tools {
 		fmt.Println(t.Name(), t.Intent())
 	}
+}
+
+// Connect returns the whole server: its tools, and the tools it has that
+// cannot be offered, each with why (they are also logged).
+func ExampleConnect() {
+	ctx := context.Background()
+	server, err := mcpserver.New(Lookup)
+	if err != nil {
+		log.Fatal(err)
+	}
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ss.Wait()
+
+	srv, err := mcpclient.Connect(ctx, clientEnd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	fmt.Println(srv.Name)
+	for _, t := range srv.Tools {
+		fmt.Println("offered:", t.Name())
+	}
+	for _, lo := range srv.LeftOut {
+		fmt.Println("left out:", lo.Tool, "-", lo.Reason)
+	}
+	// Output:
+	// MCP server "onion"
+	// offered: lookup
+}
+
+// A stdio server that works on the user's files, told which directory it
+// may use; Close ends it and every process it started.
+func ExampleConnectCommand() {
+	ctx := context.Background()
+	cmd := exec.Command("npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes")
+	cmd.Stderr = os.Stderr
+	srv, err := mcpclient.ConnectCommand(ctx, cmd, mcpclient.Roots("/home/me/notes"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	agent, err := onion.NewAgent("notes", srv.Tools)
+	if err != nil {
+		log.Fatal(err)
+	}
+	answer, err := agent.Input(ctx, "Which notes mention onions?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(answer)
 }

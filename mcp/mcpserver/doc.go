@@ -27,6 +27,18 @@
 // text, the text Tool.Call's error has and onion's own loop shows its model
 // (after "error: "). A panic never takes the server down.
 //
+// A call that needs approval (RequireApproval, ApproveIf, //onion:approve)
+// runs only once someone says yes, as in the loop. By default the MCP
+// client's user is asked through elicitation: with elicitation/create in
+// the middle of the call on the protocol versions before 2026-07-28, and
+// on 2026-07-28 with an input request the client answers by calling again
+// (the go-sdk's multi round-trip requests); an answer only counts for the
+// very call it was asked about. A client without the elicitation
+// capability, a "no", an error and no answer within ApprovalTimeout all
+// deny the call: it does not run, and the result is an error with the
+// loop's words (onion.DeniedText). Approver lets the program decide
+// instead.
+//
 // ServeStdio is the whole main of a stdio server:
 //
 //	func main() {
@@ -35,5 +47,9 @@
 //		}
 //	}
 //
-// Handler serves the same tools over streamable HTTP.
+// A line on stdin that is not a JSON-RPC message is answered with a
+// JSON-RPC error, and the server goes on serving.
+//
+// Handler serves the same tools over streamable HTTP, on every protocol
+// version the SDK speaks; HTTPOptions passes the transport's options.
 package mcpserver

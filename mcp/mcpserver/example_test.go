@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
 
@@ -73,4 +74,29 @@ func ExampleHandler() {
 	}
 	http.Handle("/mcp", h)
 	log.Fatal(http.ListenAndServe("localhost:8080", nil))
+}
+
+// Refund returns money to a customer. Every call waits for approval: the
+// MCP client's user is asked (through elicitation) unless the program
+// decides itself, as here.
+//
+// order: the order to refund
+// cents: how much
+//
+//onion:approve
+func Refund(order string, cents int) string { return "refunded" }
+
+// A program that decides the calls needing approval itself, instead of
+// asking the MCP client's user.
+func ExampleApprover() {
+	approve := func(ctx context.Context, c onion.Call) (bool, error) {
+		var args struct{ Cents int }
+		if err := json.Unmarshal(c.Arguments, &args); err != nil {
+			return false, err
+		}
+		return args.Cents <= 5000, nil // small refunds only
+	}
+	if err := mcpserver.ServeStdio(context.Background(), Refund, mcpserver.Approver(approve)); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -13,7 +13,8 @@ import (
 
 // handler runs t for one tools/call. Every failure of the tool is an
 // isError result, never a protocol error: the peer's model must read it.
-func handler(t *onion.Tool, wrap bool) mcp.ToolHandler {
+// Calls that need approval pass g first.
+func handler(t *onion.Tool, wrap bool, g *gate) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
 		// Tool.Run already turns a panic of the tool into a *PanicError; this
 		// catches the rest, such as a result whose MarshalJSON panics.
@@ -25,6 +26,9 @@ func handler(t *onion.Tool, wrap bool) mcp.ToolHandler {
 		var raw json.RawMessage
 		if req.Params != nil {
 			raw = req.Params.Arguments
+		}
+		if res := g.check(ctx, req, t, raw); res != nil {
+			return res, nil
 		}
 		v, err := run(ctx, t, raw)
 		if err != nil {

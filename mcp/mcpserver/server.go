@@ -19,50 +19,63 @@ const DefaultName = "onion"
 // what onion.NewAgent takes as tools: funcs, pointers to structs (one tool
 // per method), *onion.Tool and []*onion.Tool. An *mcp.Implementation among
 // the items names the server and sets its version; by default it is
-// DefaultName at the onion module's version.
+// DefaultName at the onion module's version. Options (Approver,
+// ApprovalTimeout) go among the items too.
 //
 // New does not close struct instances that are io.Closer: the caller owns
 // them (ServeStdio closes them when it returns).
 func New(items ...any) (*mcp.Server, error) {
+	s, _, err := build(items)
+	return s, err
+}
+
+// build is New, also returning the options found among the items.
+func build(items []any) (*mcp.Server, config, error) {
+	cfg := defaultConfig()
 	impl := &mcp.Implementation{Name: DefaultName, Version: version.Onion()}
 	var tools []*onion.Tool
 	seen := make(map[string]bool)
 	for i, item := range items {
-		if im, ok := item.(*mcp.Implementation); ok {
-			if im == nil {
-				return nil, fmt.Errorf("mcpserver: item %d is a nil *mcp.Implementation", i)
+		switch it := item.(type) {
+		case *mcp.Implementation:
+			if it == nil {
+				return nil, cfg, fmt.Errorf("mcpserver: item %d is a nil *mcp.Implementation", i)
 			}
-			impl = im
+			impl = it
+			continue
+		case Option:
+			it.apply(&cfg)
 			continue
 		}
 		ts, err := onion.ToolsFrom(item)
 		if err != nil {
-			return nil, fmt.Errorf("mcpserver: item %d (%T): %w", i, item, err)
+			return nil, cfg, fmt.Errorf("mcpserver: item %d (%T): %w", i, item, err)
 		}
 		for _, t := range ts {
 			if seen[t.Name()] {
-				return nil, fmt.Errorf("mcpserver: two tools are named %q: rename one with onion.Name", t.Name())
+				return nil, cfg, fmt.Errorf("mcpserver: two tools are named %q: rename one with onion.Name", t.Name())
 			}
 			seen[t.Name()] = true
 			tools = append(tools, t)
 		}
 	}
 	if len(tools) == 0 {
-		return nil, errNoTools
+		return nil, cfg, errNoTools
 	}
 	s := mcp.NewServer(impl, nil)
+	g := newGate(cfg)
 	for _, t := range tools {
-		if err := addTool(s, t); err != nil {
-			return nil, err
+		if err := addTool(s, t, g); err != nil {
+			return nil, cfg, err
 		}
 	}
-	return s, nil
+	return s, cfg, nil
 }
 
 // addTool registers t with a raw handler: the SDK's typed AddTool would
 // infer a second schema from Go types (and panics on invopop-style tags),
 // while onion already has the schema the agent sends.
-func addTool(s *mcp.Server, t *onion.Tool) (err error) {
+func addTool(s *mcp.Server, t *onion.Tool, g *gate) (err error) {
 	// Server.AddTool reports a schema it cannot use by panicking.
 	defer func() {
 		if r := recover(); r != nil {
@@ -86,7 +99,7 @@ func addTool(s *mcp.Server, t *onion.Tool) (err error) {
 	if out != nil {
 		mt.OutputSchema = out
 	}
-	s.AddTool(mt, handler(t, wrap))
+	s.AddTool(mt, handler(t, wrap, g))
 	return nil
 }
 

@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sort"
+	"strconv"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
@@ -27,18 +31,59 @@ const HangStarted = "mcptest: hang started"
 // *Notes.
 func Items() []any { return []any{Add, Hang, NewNotes()} }
 
+// PIDFileEnv names a file where a server started by NpxStyleCommand writes
+// the pid of the process that really serves, so that a test can check it
+// is gone after Close.
+const PIDFileEnv = "ONION_MCPTEST_PIDFILE"
+
 // ServeIfAsked serves Items over stdio and exits, when ServeEnv is set;
 // otherwise it returns at once. Call it first in TestMain.
+//
+// ServeEnv=npx behaves like npx: it starts the binary again as the real
+// server (ServeEnv=stubborn), hands it its stdin and stdout, and waits for
+// it. A stubborn server does what server-everything does when it expects
+// roots: it does not exit when its stdin closes, and ignores SIGTERM.
 func ServeIfAsked() {
-	if os.Getenv(ServeEnv) == "" {
+	switch os.Getenv(ServeEnv) {
+	case "":
 		return
+	case "npx":
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), ServeEnv+"=stubborn")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+		if f := os.Getenv(PIDFileEnv); f != "" {
+			if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+				fmt.Fprintln(os.Stderr, "mcptest:", err)
+				os.Exit(1)
+			}
+		}
+		_ = mcpserver.ServeStdio(context.Background(), Items()...)
+		for { // until killed
+			time.Sleep(time.Hour)
+		}
 	}
 	err := mcpserver.ServeStdio(context.Background(), Items()...)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcptest:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// NpxStyleCommand returns a command that runs the test tools' server the
+// way npx runs a package: under a parent process, and (as server-everything
+// did) not exiting when its stdin closes. The real server's pid goes to
+// pidFile.
+func NpxStyleCommand(pidFile string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), ServeEnv+"=npx", PIDFileEnv+"="+pidFile)
+	return cmd
 }
 
 // Command returns a command that runs the current test binary as a stdio

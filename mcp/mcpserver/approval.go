@@ -1,0 +1,210 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/onionkit/onion"
+)
+
+// newestProtocol is the first protocol version on which a server may not
+// send elicitation/create in the middle of a call: it answers the call with
+// an input request instead, and the client calls again with the answer
+// (SEP-2322).
+const newestProtocol = "2026-07-28"
+
+// approvalKey names the one input request a call can carry: the question
+// whether it may run.
+const approvalKey = "onion_approval"
+
+// maxQuestions bounds the questions of the newest protocol waiting for an
+// answer, which a client could otherwise pile up without ever answering.
+const maxQuestions = 1024
+
+// gate holds back the calls that need approval until someone says yes: the
+// program's own approver, or else the user, asked through the MCP client's
+// elicitation. Anything else (no way to ask, a "no", an error, a timeout)
+// denies the call, as onion's loop does.
+type gate struct {
+	approver func(ctx context.Context, c onion.Call) (bool, error)
+	timeout  time.Duration
+	now      func() time.Time
+
+	mu    sync.Mutex          // guards asked
+	asked map[string]question // by the token sent as the result's requestState
+}
+
+// question is a call the newest protocol asked the client about: only an
+// answer to it, in time, lets that very call run.
+type question struct {
+	tool     string
+	args     [sha256.Size]byte
+	deadline time.Time
+}
+
+func newGate(cfg config) *gate {
+	return &gate{approver: cfg.approver, timeout: cfg.approvalTimeout, now: cfg.now, asked: make(map[string]question)}
+}
+
+// check decides whether the call of t with the raw arguments args may run.
+// It returns nil when it may, or the result to send instead: the denial,
+// or, on the newest protocol, the question to the client.
+func (g *gate) check(ctx context.Context, req *mcp.CallToolRequest, t *onion.Tool, args json.RawMessage) *mcp.CallToolResult {
+	call := onion.Call{Name: t.Name(), Intent: t.Intent(), Arguments: args, Attempt: 1}
+	if len(bytes.TrimSpace(args)) == 0 {
+		call.Arguments = json.RawMessage("{}")
+	}
+	if !t.NeedsApproval(ctx, call) {
+		return nil
+	}
+	if g.approver != nil {
+		ctx, cancel := context.WithTimeout(ctx, g.timeout)
+		defer cancel()
+		if approvedBy(ctx, g.approver, call) {
+			return nil
+		}
+		return denied()
+	}
+	if !canElicit(req.ClientCapabilities()) {
+		return denied()
+	}
+	if !onNewestProtocol(req) {
+		ctx, cancel := context.WithTimeout(ctx, g.timeout)
+		defer cancel()
+		res, err := req.Session.Elicit(ctx, approvalQuestion(call))
+		if err == nil && accepted(res) {
+			return nil
+		}
+		return denied()
+	}
+	if answer, ok := req.Params.InputResponses[approvalKey]; ok {
+		res, isElicit := answer.(*mcp.ElicitResult)
+		if g.answers(req.Params.RequestState, call) && isElicit && accepted(res) {
+			return nil
+		}
+		return denied()
+	}
+	token, ok := g.ask(call)
+	if !ok {
+		return denied()
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{approvalKey: approvalQuestion(call)},
+		RequestState:  token,
+	}
+}
+
+// approvedBy asks fn; a "no", an error and a panic all mean no.
+func approvedBy(ctx context.Context, fn func(context.Context, onion.Call) (bool, error), c onion.Call) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	yes, err := fn(ctx, c)
+	return yes && err == nil && ctx.Err() == nil
+}
+
+// canElicit reports whether a client with caps can be asked a question in
+// a form.
+func canElicit(caps *mcp.ClientCapabilities) bool {
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	// With neither mode named, form is meant (the SDK reads it so too).
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// onNewestProtocol reports whether req follows the newest protocol, which
+// says so in the request itself, or else in the session's initialize.
+func onNewestProtocol(req *mcp.CallToolRequest) bool {
+	if v, ok := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string); ok && v != "" {
+		return v >= newestProtocol
+	}
+	if p := req.Session.InitializeParams(); p != nil {
+		return p.ProtocolVersion >= newestProtocol
+	}
+	return true
+}
+
+// approvalQuestion is what the user is asked about c.
+func approvalQuestion(c onion.Call) *mcp.ElicitParams {
+	return &mcp.ElicitParams{
+		Mode:            "form",
+		Message:         fmt.Sprintf("The agent wants to run %s (%s) with %s. Allow it?", c.Name, c.Intent, c.Arguments),
+		RequestedSchema: approvalSchema,
+	}
+}
+
+// approvalSchema is the form of the question: one box, ticked unless the
+// user unticks it.
+var approvalSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Allow this call","default":true}}}`)
+
+// accepted reports whether the user accepted the question and did not
+// untick its approve box.
+func accepted(res *mcp.ElicitResult) bool {
+	if res == nil || res.Action != "accept" {
+		return false
+	}
+	v, ok := res.Content["approve"]
+	if !ok {
+		return true
+	}
+	yes, isBool := v.(bool)
+	return isBool && yes
+}
+
+// ask records a question about c and returns the token that the answer
+// must carry back. It reports false when too many questions wait already.
+func (g *gate) ask(c onion.Call) (string, bool) {
+	now := g.now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for token, q := range g.asked {
+		if now.After(q.deadline) {
+			delete(g.asked, token)
+		}
+	}
+	if len(g.asked) >= maxQuestions {
+		return "", false
+	}
+	token := rand.Text()
+	g.asked[token] = question{tool: c.Name, args: digest(c.Arguments), deadline: now.Add(g.timeout)}
+	return token, true
+}
+
+// answers reports whether token belongs to a question about the call c
+// asked no longer ago than the timeout. A token answers once.
+func (g *gate) answers(token string, c onion.Call) bool {
+	now := g.now()
+	g.mu.Lock()
+	q, ok := g.asked[token]
+	delete(g.asked, token)
+	g.mu.Unlock()
+	return ok && q.tool == c.Name && q.args == digest(c.Arguments) && !now.After(q.deadline)
+}
+
+// digest identifies arguments whatever their spacing.
+func digest(args json.RawMessage) [sha256.Size]byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, args); err != nil {
+		return sha256.Sum256(args)
+	}
+	return sha256.Sum256(b.Bytes())
+}
+
+// denied is the result of a call that was not approved: the loop's words,
+// as an error the peer's model reads.
+func denied() *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: onion.DeniedText}},
+		IsError: true,
+	}
+}
