@@ -158,7 +158,12 @@ func TestRoundTrip(t *testing.T) {
 			if res.Output != "done" {
 				t.Errorf("answer = %q", res.Output)
 			}
-			_, getErr := local["get"].Call(ctx, `{"title":"nope"}`)
+			// The server's isError text is what its own loop would tell a
+			// model (onion.RunCall's output); the client's loop reads it as
+			// the remote tool's error.
+			remoteText := func(name, args string) string {
+				return onion.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{}).Output
+			}
 			want := []struct {
 				name    string
 				outcome onion.Outcome
@@ -167,8 +172,8 @@ func TestRoundTrip(t *testing.T) {
 				{"save", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
 				{"add", onion.Succeeded, "42"},
 				{"get", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
-				{"get", onion.Failed, "error: " + getErr.Error()},
-				{"explode", onion.Failed, `error: tool "explode" panicked: kaboom`},
+				{"get", onion.Failed, "error: " + remoteText("get", `{"title":"nope"}`)},
+				{"explode", onion.Failed, "error: " + remoteText("explode", `{}`)},
 				{"titles", onion.Succeeded, `["plan"]`},
 			}
 			if len(res.ToolCalls) != len(want) {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -28,10 +29,11 @@ const approvalKey = "onion_approval"
 // answer, which a client could otherwise pile up without ever answering.
 const maxQuestions = 1024
 
-// gate holds back the calls that need approval until someone says yes: the
-// program's own approver, or else the user, asked through the MCP client's
-// elicitation. Anything else (no way to ask, a "no", an error, a timeout)
-// denies the call, as onion's loop does.
+// gate decides the calls that need approval: the program's own approver,
+// or else the user, asked through the MCP client's elicitation. Only a yes
+// lets a call run; anything else (no way to ask, a "no", an error, a
+// timeout) denies it, as onion's loop does, since the decision reaches
+// onion.RunCall as its CallConfig.Approver.
 type gate struct {
 	approver func(ctx context.Context, c onion.Call) (bool, error)
 	timeout  time.Duration
@@ -53,63 +55,56 @@ func newGate(cfg config) *gate {
 	return &gate{approver: cfg.approver, timeout: cfg.approvalTimeout, now: cfg.now, asked: make(map[string]question)}
 }
 
-// check decides whether the call of t with the raw arguments args may run.
-// It returns nil when it may, or the result to send instead: the denial,
-// or, on the newest protocol, the question to the client.
-func (g *gate) check(ctx context.Context, req *mcp.CallToolRequest, t *onion.Tool, args json.RawMessage) *mcp.CallToolResult {
-	call := onion.Call{Name: t.Name(), Intent: t.Intent(), Arguments: args, Attempt: 1}
-	if len(bytes.TrimSpace(args)) == 0 {
-		call.Arguments = json.RawMessage("{}")
-	}
-	if !t.NeedsApproval(ctx, call) {
-		return nil
-	}
-	if g.approver != nil {
-		ctx, cancel := context.WithTimeout(ctx, g.timeout)
-		defer cancel()
-		if approvedBy(ctx, g.approver, call) {
-			return nil
-		}
-		return denied()
-	}
-	if !canElicit(req.ClientCapabilities()) {
-		return denied()
-	}
-	if !onNewestProtocol(req) {
-		ctx, cancel := context.WithTimeout(ctx, g.timeout)
-		defer cancel()
-		res, err := req.Session.Elicit(ctx, approvalQuestion(call))
-		if err == nil && accepted(res) {
-			return nil
-		}
-		return denied()
-	}
-	if answer, ok := req.Params.InputResponses[approvalKey]; ok {
-		res, isElicit := answer.(*mcp.ElicitResult)
-		if g.answers(req.Params.RequestState, call) && isElicit && accepted(res) {
-			return nil
-		}
-		return denied()
-	}
-	token, ok := g.ask(call)
-	if !ok {
-		return denied()
-	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{approvalKey: approvalQuestion(call)},
-		RequestState:  token,
-	}
-}
+// errAsking is the gate's no for now: on the newest protocol, the
+// question goes back to the client as the result of the call, and the
+// call runs when the client calls again with the answer.
+var errAsking = errors.New("the MCP client is asked, and calls again with the answer")
 
-// approvedBy asks fn; a "no", an error and a panic all mean no.
-func approvedBy(ctx context.Context, fn func(context.Context, onion.Call) (bool, error), c onion.Call) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
+// approverOf is the approver of the one tools/call req, which onion.RunCall
+// consults for a call that needs approval: the program's approver when
+// there is one, else the MCP client's user. On the newest protocol, a call
+// that carries no answer yet is denied for now: the approver leaves the
+// question to send in *question.
+func (g *gate) approverOf(req *mcp.CallToolRequest, question **mcp.CallToolResult) func(context.Context, onion.Call) (bool, error) {
+	return func(ctx context.Context, call onion.Call) (bool, error) {
+		if g.approver != nil {
+			ctx, cancel := context.WithTimeout(ctx, g.timeout)
+			defer cancel()
+			yes, err := g.approver(ctx, call)
+			if err == nil && ctx.Err() != nil {
+				err = fmt.Errorf("no answer within %v", g.timeout)
+			}
+			return yes, err
 		}
-	}()
-	yes, err := fn(ctx, c)
-	return yes && err == nil && ctx.Err() == nil
+		if !canElicit(req.ClientCapabilities()) {
+			return false, errors.New("the MCP client cannot be asked: it has no elicitation capability")
+		}
+		if !onNewestProtocol(req) {
+			ctx, cancel := context.WithTimeout(ctx, g.timeout)
+			defer cancel()
+			res, err := req.Session.Elicit(ctx, approvalQuestion(call))
+			if err != nil {
+				return false, fmt.Errorf("ask the MCP client: %w", err)
+			}
+			return accepted(res), nil
+		}
+		if answer, ok := req.Params.InputResponses[approvalKey]; ok {
+			if !g.answers(req.Params.RequestState, call) {
+				return false, errors.New("the answer is not to a question asked about this call within the approval timeout")
+			}
+			res, isElicit := answer.(*mcp.ElicitResult)
+			return isElicit && accepted(res), nil
+		}
+		token, ok := g.ask(call)
+		if !ok {
+			return false, fmt.Errorf("%d questions wait for an answer already", maxQuestions)
+		}
+		*question = &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{approvalKey: approvalQuestion(call)},
+			RequestState:  token,
+		}
+		return false, errAsking
+	}
 }
 
 // canElicit reports whether a client with caps can be asked a question in
@@ -198,13 +193,4 @@ func digest(args json.RawMessage) [sha256.Size]byte {
 		return sha256.Sum256(args)
 	}
 	return sha256.Sum256(b.Bytes())
-}
-
-// denied is the result of a call that was not approved: the loop's words,
-// as an error the peer's model reads.
-func denied() *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: onion.DeniedText}},
-		IsError: true,
-	}
 }

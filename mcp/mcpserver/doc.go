@@ -12,20 +12,28 @@
 //	onion.Delete  destructiveHint: true
 //	Idempotent()  idempotentHint: true
 //
-// A call runs the tool as the agent loop would. Its result is a text content
-// holding what the model would read (a string as it is, anything else as
-// JSON). A tool whose Go result is structured also declares an outputSchema
-// and sends structuredContent: a struct result as the object it is, any
-// other value (a number, a slice, a map, a pointer) wrapped as
-// {"result": …}, with the output schema saying so. Text results, and raw
-// tools whose result type is unknown, declare no output schema; for them a
-// result that is a JSON object is still sent as structuredContent.
+// A call runs through onion.RunCall, the very path the agent loop runs
+// each call through, so no rule of the loop is skipped at this door:
+// approval, the ToolTimeout, panics and runtime.Goexit turned into
+// outcomes. Its result is a text content holding what the model would read
+// (a string as it is, anything else as JSON, with <, > and & as they are),
+// byte for byte what Tool.Call returns, and not capped (the host applies
+// its own limits; a cut would also break structuredContent). A tool whose Go result is
+// structured also declares an outputSchema and sends that same JSON as
+// structuredContent: a struct result as the object it is, any other value
+// (a number, a slice, a map, a pointer) wrapped as {"result": …}, with the
+// output schema saying so. Text results, and raw tools whose result type
+// is unknown, declare no output schema; for them a result that is a JSON
+// object is still sent as structuredContent. A result nested deeper than
+// the loop allows, or cyclic, fails the call as it fails in the loop.
 //
 // Failures are results, not protocol errors, so the model on the other side
 // can correct itself: arguments that do not fit the schema, an error the
-// tool returns and a panic all come back with isError: true and the error's
-// text, the text Tool.Call's error has and onion's own loop shows its model
-// (after "error: "). A panic never takes the server down.
+// tool returns, a panic and a timeout all come back with isError: true and
+// the text onion's own loop shows its model, such as "error: …" for a
+// failed call, or, for a write or delete cut off mid-call, that its outcome
+// is unknown and should be checked before calling again. A panic never
+// takes the server down.
 //
 // A call that needs approval (RequireApproval, ApproveIf, //onion:approve)
 // runs only once someone says yes, as in the loop. By default the MCP
@@ -37,7 +45,8 @@
 // capability, a "no", an error and no answer within ApprovalTimeout all
 // deny the call: it does not run, and the result is an error with the
 // loop's words (onion.DeniedText). Approver lets the program decide
-// instead.
+// instead. Either way the decision reaches onion.RunCall as its
+// CallConfig.Approver.
 //
 // ServeStdio is the whole main of a stdio server:
 //

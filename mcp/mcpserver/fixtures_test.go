@@ -211,13 +211,13 @@ func TestFixtureReplay(t *testing.T) {
 	if !reflect.DeepEqual(shape(got), shape(want)) {
 		t.Errorf("tools/call error shape:\n got %v\nwant %v", shape(got), shape(want))
 	}
-	_, callErr := tool.Call(ctx, "{}")
-	if callErr == nil {
-		t.Fatal("local call with {} succeeded")
+	local := onion.RunCall(ctx, tool, onion.Call{Arguments: json.RawMessage("{}")}, onion.CallConfig{})
+	if local.Outcome != onion.Failed {
+		t.Fatalf("local call with {}: %+v, want it failed", local)
 	}
 	content := got["result"].(map[string]any)["content"].([]any)
-	if text := content[0].(map[string]any)["text"]; text != callErr.Error() {
-		t.Errorf("error text = %q, want the loop's %q", text, callErr.Error())
+	if text := content[0].(map[string]any)["text"]; text != local.Output {
+		t.Errorf("error text = %q, want the loop's %q", text, local.Output)
 	}
 
 	// tools/call without params is a protocol error.

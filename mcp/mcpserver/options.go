@@ -20,6 +20,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 type config struct {
 	approver        func(ctx context.Context, c onion.Call) (bool, error)
 	approvalTimeout time.Duration
+	toolTimeout     time.Duration
 	http            *mcp.StreamableHTTPOptions
 	now             func() time.Time // the gate's clock; tests set it
 }
@@ -48,6 +49,19 @@ func ApprovalTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d > 0 {
 			c.approvalTimeout = d
+		}
+	})
+}
+
+// ToolTimeout bounds each call of a tool, as onion.ToolTimeout bounds it
+// in the agent loop, with the same outcome: a read cut by it is an error,
+// and a write or delete ends as outcome unknown, since nobody knows whether
+// it took effect. Approval is not counted: ApprovalTimeout bounds it. No
+// timeout unless set.
+func ToolTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d > 0 {
+			c.toolTimeout = d
 		}
 	})
 }

@@ -3,107 +3,82 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"fmt"
-	"runtime/debug"
+	"reflect"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
 )
 
-// handler runs t for one tools/call. Every failure of the tool is an
-// isError result, never a protocol error: the peer's model must read it.
-// Calls that need approval pass g first.
-func handler(t *onion.Tool, wrap bool, g *gate) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, _ error) {
-		// Tool.Run already turns a panic of the tool into a *PanicError; this
-		// catches the rest, such as a result whose MarshalJSON panics.
-		defer func() {
-			if r := recover(); r != nil {
-				res = errorResult(&onion.PanicError{Tool: t.Name(), Value: r, Stack: debug.Stack()})
-			}
-		}()
-		var raw json.RawMessage
-		if req.Params != nil {
-			raw = req.Params.Arguments
+// handler runs t for one tools/call through onion.RunCall, the one way
+// onion runs a call: approval (decided by g), the tool under the timeout,
+// panics and timeouts turned into outcomes. Every call that does not
+// succeed is an isError result with the text onion's loop gives its model,
+// never a protocol error: the peer's model must read it.
+func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var question *mcp.CallToolResult
+		// No MaxOutput: the text is also the structuredContent, which a cut
+		// would make invalid JSON.
+		cfg := onion.CallConfig{Approver: g.approverOf(req, &question), Timeout: timeout}
+		tc := onion.RunCall(ctx, t, call(t, req), cfg)
+		if question != nil {
+			return question, nil
 		}
-		if res := g.check(ctx, req, t, raw); res != nil {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tc.Output}}}
+		if tc.Outcome != onion.Succeeded {
+			res.IsError = true
 			return res, nil
 		}
-		v, err := run(ctx, t, raw)
-		if err != nil {
-			return errorResult(err), nil
-		}
-		text, structured, err := encode(v)
-		if err != nil {
-			return errorResult(fmt.Errorf("tool %q: %w", t.Name(), err)), nil
-		}
-		if wrap {
-			structured = json.RawMessage(`{"result":` + text + `}`)
-		}
-		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-		if structured != nil {
-			res.StructuredContent = structured
+		if s := structured(t, tc.Output, wrap); s != nil {
+			res.StructuredContent = s
 		}
 		return res, nil
 	}
 }
 
-// run calls t with the raw arguments of a tools/call. It goes through
-// Tool.Run rather than Tool.Call so that the Go result is at hand to decide
-// on structuredContent; numbers are decoded as json.Number so that they
-// reach the tool digit for digit. Arguments that are not a JSON object go
-// through Tool.Call, whose validation words the error as the loop does.
-func run(ctx context.Context, t *onion.Tool, raw json.RawMessage) (any, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
-		return t.Run(ctx, nil)
+// call is the onion.Call of a tools/call of t. The SDK does not hand a
+// tool handler the JSON-RPC request id, so the call gets an id of its own.
+// Arguments that are missing or null are {}, as a model sends for a tool
+// without parameters.
+func call(t *onion.Tool, req *mcp.CallToolRequest) onion.Call {
+	c := onion.Call{ID: "mcp_" + rand.Text(), Name: t.Name(), Intent: t.Intent(), Arguments: json.RawMessage("{}"), Attempt: 1}
+	if req.Params != nil {
+		if args := bytes.TrimSpace(req.Params.Arguments); len(args) > 0 && !bytes.Equal(args, []byte("null")) {
+			c.Arguments = req.Params.Arguments
+		}
 	}
-	var args map[string]any
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil || args == nil || dec.More() {
-		return t.Call(ctx, string(raw))
-	}
-	return t.Run(ctx, args)
+	return c
 }
 
-// encode returns the text the model would read for the Go result v (a
-// string as it is, anything else as JSON, as Tool.Call does) and, when v is
-// structured and encodes as a JSON object, that object. A result that is
-// not an object is wrapped by the handler, as its output schema says.
-func encode(v any) (string, json.RawMessage, error) {
-	switch r := v.(type) {
-	case nil:
-		return "", nil, nil
-	case string:
-		return r, nil, nil
-	case []byte:
-		return string(r), nil, nil
-	case json.RawMessage:
-		return string(r), object(r), nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", nil, fmt.Errorf("encode result as JSON: %w", err)
-	}
-	return string(b), object(b), nil
-}
-
-// object returns b if it is a JSON object, else nil.
-func object(b []byte) json.RawMessage {
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+// structured is the structuredContent of a call of t that succeeded with
+// the text out, or nil for none. The text is JSON already, made by the
+// encoder that Tool.Call uses, which bounds depth and survives a
+// panicking MarshalJSON, so it is sent as it is: a struct's object as the
+// object it is, any other value wrapped as {"result": …} when wrap, as the
+// output schema says. A text result has none; a raw tool's result, whose
+// type is unknown, has one when it is a JSON object.
+func structured(t *onion.Tool, out string, wrap bool) json.RawMessage {
+	if rt := t.ResultType(); rt != nil && rt.Kind() == reflect.String {
 		return nil
 	}
-	return json.RawMessage(t)
+	if wrap {
+		// A []byte result, or a string behind an any, is text, not JSON.
+		if !json.Valid([]byte(out)) {
+			return nil
+		}
+		return json.RawMessage(`{"result":` + out + `}`)
+	}
+	return object(out)
 }
 
-// errorResult is the isError result carrying err's text, which is what
-// onion's loop tells the model about the same failure.
-func errorResult(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}},
-		IsError: true,
+// object returns s if it is a JSON object, else nil.
+func object(s string) json.RawMessage {
+	b := bytes.TrimSpace([]byte(s))
+	if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+		return nil
 	}
+	return json.RawMessage(b)
 }

@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
@@ -20,7 +22,7 @@ const DefaultName = "onion"
 // per method), *onion.Tool and []*onion.Tool. An *mcp.Implementation among
 // the items names the server and sets its version; by default it is
 // DefaultName at the onion module's version. Options (Approver,
-// ApprovalTimeout) go among the items too.
+// ApprovalTimeout, ToolTimeout) go among the items too.
 //
 // New does not close struct instances that are io.Closer: the caller owns
 // them (ServeStdio closes them when it returns).
@@ -65,7 +67,7 @@ func build(items []any) (*mcp.Server, config, error) {
 	s := mcp.NewServer(impl, nil)
 	g := newGate(cfg)
 	for _, t := range tools {
-		if err := addTool(s, t, g); err != nil {
+		if err := addTool(s, t, g, cfg.toolTimeout); err != nil {
 			return nil, cfg, err
 		}
 	}
@@ -75,7 +77,7 @@ func build(items []any) (*mcp.Server, config, error) {
 // addTool registers t with a raw handler: the SDK's typed AddTool would
 // infer a second schema from Go types (and panics on invopop-style tags),
 // while onion already has the schema the agent sends.
-func addTool(s *mcp.Server, t *onion.Tool, g *gate) (err error) {
+func addTool(s *mcp.Server, t *onion.Tool, g *gate, timeout time.Duration) (err error) {
 	// Server.AddTool reports a schema it cannot use by panicking.
 	defer func() {
 		if r := recover(); r != nil {
@@ -99,7 +101,7 @@ func addTool(s *mcp.Server, t *onion.Tool, g *gate) (err error) {
 	if out != nil {
 		mt.OutputSchema = out
 	}
-	s.AddTool(mt, handler(t, wrap, g))
+	s.AddTool(mt, handler(t, wrap, g, timeout))
 	return nil
 }
 
@@ -116,11 +118,15 @@ func outputSchema(t *onion.Tool) (schema json.RawMessage, wrap bool, err error) 
 	if err != nil {
 		return nil, false, err
 	}
+	// The schema of an any result is true, which allows every value.
+	anything := bytes.Equal(bytes.TrimSpace(s), []byte("true"))
 	var head struct {
 		Type string `json:"type"`
 	}
-	if err := json.Unmarshal(s, &head); err != nil {
-		return nil, false, fmt.Errorf("tool %q: output schema: %w", t.Name(), err)
+	if !anything {
+		if err := json.Unmarshal(s, &head); err != nil {
+			return nil, false, fmt.Errorf("tool %q: output schema: %w", t.Name(), err)
+		}
 	}
 	if rt.Kind() == reflect.Struct && head.Type == "object" {
 		return s, false, nil
@@ -128,8 +134,10 @@ func outputSchema(t *onion.Tool) (schema json.RawMessage, wrap bool, err error) 
 	result := s
 	switch rt.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
-		// These encode as null when nil.
-		result = json.RawMessage(`{"anyOf":[` + string(s) + `,{"type":"null"}]}`)
+		// These encode as null when nil, which true allows already.
+		if !anything {
+			result = json.RawMessage(`{"anyOf":[` + string(s) + `,{"type":"null"}]}`)
+		}
 	}
 	wrapped := `{"type":"object","properties":{"result":` + string(result) + `},"required":["result"],"additionalProperties":false}`
 	return json.RawMessage(wrapped), true, nil

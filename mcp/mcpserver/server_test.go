@@ -197,23 +197,24 @@ func TestServe(t *testing.T) {
 				{"add", `[1,2]`},              // not an object at all
 				{"get", `{"title":"nope"}`},   // the tool's own error
 			} {
-				_, want := local[c.name].Call(ctx, c.args)
-				if want == nil {
-					t.Fatalf("local %s(%s) succeeded", c.name, c.args)
+				want := onion.RunCall(ctx, local[c.name], onion.Call{Arguments: json.RawMessage(c.args)}, onion.CallConfig{})
+				if want.Outcome != onion.Failed {
+					t.Fatalf("local %s(%s): %+v, want it failed", c.name, c.args, want)
 				}
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.name, Arguments: json.RawMessage(c.args)})
 				if err != nil {
 					t.Fatalf("call %s(%s): %v", c.name, c.args, err)
 				}
-				if !res.IsError || text(t, res) != want.Error() {
-					t.Errorf("%s(%s) = %+v, want isError with %q", c.name, c.args, res, want.Error())
+				if !res.IsError || text(t, res) != want.Output {
+					t.Errorf("%s(%s) = %q (isError %v), want isError with %q", c.name, c.args, text(t, res), res.IsError, want.Output)
 				}
 			}
 
 			// A panic is an isError result, and the server goes on serving.
 			res3 := call("explode", `{}`)
-			if !res3.IsError || !strings.Contains(text(t, res3), `"explode" panicked: kaboom`) {
-				t.Errorf("explode: %+v", res3)
+			want := onion.RunCall(ctx, local["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+			if !res3.IsError || text(t, res3) != want.Output || !strings.Contains(want.Output, "it panicked: kaboom") {
+				t.Errorf("explode: %q (isError %v), want isError with %q", text(t, res3), res3.IsError, want.Output)
 			}
 			if res := call("get", `{"title":"plan"}`); res.IsError || text(t, res) != `{"title":"plan","body":"ship it"}` {
 				t.Errorf("get after a panic: %+v", res)
@@ -291,12 +292,17 @@ func TestResultEdges(t *testing.T) {
 	if err != nil || res.IsError || text(t, res) != `{"k":"v"}` || !jsonEqual(t, res.StructuredContent, map[string]any{"k": "v"}) {
 		t.Errorf("raw: %+v, %v", res, err)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "unencodable"})
-	if err != nil || !res.IsError || !strings.Contains(text(t, res), `tool "unencodable": encode result as JSON`) {
-		t.Errorf("unencodable: %+v, %v", res, err)
-	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "panicky"})
-	if err != nil || !res.IsError || !strings.Contains(text(t, res), `"panicky" panicked`) {
-		t.Errorf("panicky: %+v, %v", res, err)
+	for _, c := range []struct {
+		tool *onion.Tool
+		want string
+	}{
+		{unencodable, "error: encode result as JSON: json: unsupported type: func()"},
+		{panicky, "error: encode result as JSON: a MarshalJSON or MarshalText method panicked: cannot encode"},
+	} {
+		local := onion.RunCall(ctx, c.tool, onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool.Name()})
+		if err != nil || !res.IsError || text(t, res) != local.Output || local.Output != c.want {
+			t.Errorf("%s: %+v, %v; want isError with the loop's %q (%q)", c.tool.Name(), res, err, local.Output, c.want)
+		}
 	}
 }
