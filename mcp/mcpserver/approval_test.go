@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"os"
@@ -360,5 +361,52 @@ func TestShellAsksBeforeRunning(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestApproverSeesTheCall gives the approver the call as the loop would:
+// an id of its own for each call, the tool's name and intent, the
+// arguments ({} for none) and the first attempt; the tool reads the same
+// call with onion.CallInfo.
+func TestApproverSeesTheCall(t *testing.T) {
+	var mu sync.Mutex
+	var asked, ran []onion.Call
+	approve := func(_ context.Context, c onion.Call) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, c)
+		return true, nil
+	}
+	tool, err := onion.NewTool(func(ctx context.Context) string {
+		c, _ := onion.CallInfo(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, c)
+		return "done"
+	}, onion.Name("reboot"), onion.Delete, onion.RequireApproval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectVersion(t, protocols[0], nil, tool, mcpserver.Approver(approve))
+	for _, args := range []json.RawMessage{nil, json.RawMessage(`null`)} {
+		if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reboot", Arguments: args}); err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 || len(ran) != 2 {
+		t.Fatalf("asked %d times, ran %d times; want 2 and 2", len(asked), len(ran))
+	}
+	for i, c := range asked {
+		if c.ID == "" || c.Name != "reboot" || c.Intent != onion.Delete || string(c.Arguments) != "{}" || c.Attempt != 1 {
+			t.Errorf("the approver saw %+v; want an id, reboot, delete, {} and attempt 1", c)
+		}
+		if r := ran[i]; r.ID != c.ID || r.Name != c.Name {
+			t.Errorf("the tool saw call %+v, the approver %+v; want the same call", r, c)
+		}
+	}
+	if asked[0].ID == asked[1].ID {
+		t.Errorf("two calls share the id %q", asked[0].ID)
 	}
 }
