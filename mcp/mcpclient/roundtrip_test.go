@@ -158,9 +158,10 @@ func TestRoundTrip(t *testing.T) {
 			if res.Output != "done" {
 				t.Errorf("answer = %q", res.Output)
 			}
-			// The server's isError text is what its own loop would tell a
-			// model (onion.RunCall's output); the client's loop reads it as
-			// the remote tool's error.
+			// A tool served and consumed back reads exactly like the local
+			// one: what onion.RunCall gives for it here. A write cut on the
+			// server (explode panics) is outcome_unknown there; its text
+			// comes back as the remote tool's failure.
 			remoteText := func(name, args string) string {
 				return onion.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{}).Output
 			}
@@ -172,7 +173,7 @@ func TestRoundTrip(t *testing.T) {
 				{"save", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
 				{"add", onion.Succeeded, "42"},
 				{"get", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
-				{"get", onion.Failed, "error: " + remoteText("get", `{"title":"nope"}`)},
+				{"get", onion.Failed, remoteText("get", `{"title":"nope"}`)},
 				{"explode", onion.Failed, "error: " + remoteText("explode", `{}`)},
 				{"titles", onion.Succeeded, `["plan"]`},
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -216,8 +217,9 @@ func TestFixtureReplay(t *testing.T) {
 		t.Fatalf("local call with {}: %+v, want it failed", local)
 	}
 	content := got["result"].(map[string]any)["content"].([]any)
-	if text := content[0].(map[string]any)["text"]; text != local.Output {
-		t.Errorf("error text = %q, want the loop's %q", text, local.Output)
+	// isError says what the loop's "error: " says.
+	if text := content[0].(map[string]any)["text"]; text != strings.TrimPrefix(local.Output, "error: ") {
+		t.Errorf("error text = %q, want the loop's %q without its \"error: \"", text, local.Output)
 	}
 
 	// tools/call without params is a protocol error.

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +28,7 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 		if question != nil {
 			return question, nil
 		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tc.Output}}}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: wireText(tc)}}}
 		if tc.Outcome != onion.Succeeded {
 			res.IsError = true
 			return res, nil
@@ -37,6 +38,17 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 		}
 		return res, nil
 	}
+}
+
+// wireText is the text of tc's result on the wire. A failed call's text
+// is the loop's without its "error: ": isError says that, and a client
+// loop (onion's mcpclient among them) says it again in its own words, so
+// a tool served and consumed back reads exactly like the local one.
+func wireText(tc onion.ToolCall) string {
+	if tc.Outcome == onion.Failed {
+		return strings.TrimPrefix(tc.Output, "error: ")
+	}
+	return tc.Output
 }
 
 // call is the onion.Call of a tools/call of t. The SDK does not hand a

@@ -205,8 +205,9 @@ func TestServe(t *testing.T) {
 				if err != nil {
 					t.Fatalf("call %s(%s): %v", c.name, c.args, err)
 				}
-				if !res.IsError || text(t, res) != want.Output {
-					t.Errorf("%s(%s) = %q (isError %v), want isError with %q", c.name, c.args, text(t, res), res.IsError, want.Output)
+				// isError says what the loop's "error: " says.
+				if !res.IsError || "error: "+text(t, res) != want.Output {
+					t.Errorf("%s(%s) = %q (isError %v), want isError with %q without its \"error: \"", c.name, c.args, text(t, res), res.IsError, want.Output)
 				}
 			}
 
@@ -301,7 +302,7 @@ func TestResultEdges(t *testing.T) {
 	} {
 		local := onion.RunCall(ctx, c.tool, onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool.Name()})
-		if err != nil || !res.IsError || text(t, res) != local.Output || local.Output != c.want {
+		if err != nil || !res.IsError || "error: "+text(t, res) != local.Output || local.Output != c.want {
 			t.Errorf("%s: %+v, %v; want isError with the loop's %q (%q)", c.tool.Name(), res, err, local.Output, c.want)
 		}
 	}
