@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -254,10 +255,18 @@ func Strict() Option {
 
 // NewAgent makes an agent called name. Each item is an Option or a tool
 // source: a func, a pointer to a struct (its methods are tools), a *Tool
-// or a []*Tool.
+// or a []*Tool. A Method item applies to the method of that name of every
+// struct instance among the items; it is an error when none has one.
 func NewAgent(name string, items ...any) (*Agent, error) {
 	cfg := defaultConfig()
+	var methods []methodOption
+	for _, item := range items {
+		if m, ok := item.(methodOption); ok {
+			methods = append(methods, m)
+		}
+	}
 	var tools []*Tool
+	used := map[string]bool{}
 	for i, item := range items {
 		if o, ok := item.(Option); ok {
 			if err := o.applyAgent(&cfg); err != nil {
@@ -265,11 +274,23 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			}
 			continue
 		}
-		ts, err := ToolsFrom(item)
+		if _, ok := item.(methodOption); ok {
+			continue
+		}
+		opts := methodsOf(item, methods)
+		for _, o := range opts {
+			used[o.(methodOption).name] = true
+		}
+		ts, err := ToolsFrom(item, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("onion.NewAgent %q: item %d: %w", name, i, err)
 		}
 		tools = append(tools, ts...)
+	}
+	for _, m := range methods {
+		if !used[m.name] {
+			return nil, fmt.Errorf("onion.NewAgent %q: onion.Method(%q): %s", name, m.name, noSuchMethod(tools))
+		}
 	}
 	if cfg.strict {
 		for i, t := range tools {
@@ -478,4 +499,42 @@ func (a *Agent) Definitions() []openai.Tool {
 			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}}
 	}
 	return out
+}
+
+// methodsOf returns the Method options among methods that name a method
+// of item, a pointer to a struct: the options NewAgent gives ToolsFrom
+// with it.
+func methodsOf(item any, methods []methodOption) []ToolOption {
+	if len(methods) == 0 {
+		return nil
+	}
+	if _, ok := item.(*Tool); ok {
+		return nil
+	}
+	t := reflect.TypeOf(item)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var opts []ToolOption
+	for _, m := range methods {
+		if _, ok := t.MethodByName(m.name); ok {
+			opts = append(opts, m)
+		}
+	}
+	return opts
+}
+
+// noSuchMethod says why a Method given to NewAgent matched nothing,
+// listing the tool methods of the struct instances among tools.
+func noSuchMethod(tools []*Tool) string {
+	var names []string
+	for _, t := range tools {
+		if o, ok := t.origin.(toolOrigin); ok && o.typ != nil {
+			names = append(names, "("+o.typ.String()+")."+o.method)
+		}
+	}
+	if len(names) == 0 {
+		return "no struct instance is given, and Method applies to the methods of one"
+	}
+	return "no struct instance given has a tool method of that name; their tool methods are " + strings.Join(names, ", ")
 }
