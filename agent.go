@@ -248,7 +248,10 @@ func Approver(fn func(ctx context.Context, c Call) (bool, error)) Option {
 
 // Strict sends OpenAI strict schemas (every property required, optional
 // ones nullable, no additional properties) with strict:true. A parameter
-// type strict mode cannot express is an error at NewAgent.
+// type strict mode cannot express is an error at NewAgent, and so is a
+// raw tool's schema keyword it cannot express (a free-form object,
+// if/then, dependentRequired…); a raw schema's type lists and draft-04
+// bounds are kept.
 func Strict() Option {
 	return optionFunc(func(c *config) error { c.strict = true; return nil })
 }
