@@ -268,7 +268,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			methods = append(methods, m)
 		}
 	}
-	var tools []*Tool
+	var tools, fromInstances []*Tool
 	used := map[string]bool{}
 	for i, item := range items {
 		if o, ok := item.(Option); ok {
@@ -280,7 +280,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		if _, ok := item.(methodOption); ok {
 			continue
 		}
-		opts := methodsOf(item, methods)
+		opts, instance := methodsOf(item, methods)
 		for _, o := range opts {
 			used[o.(methodOption).name] = true
 		}
@@ -289,10 +289,13 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			return nil, fmt.Errorf("onion.NewAgent %q: item %d: %w", name, i, err)
 		}
 		tools = append(tools, ts...)
+		if instance {
+			fromInstances = append(fromInstances, ts...)
+		}
 	}
 	for _, m := range methods {
 		if !used[m.name] {
-			return nil, fmt.Errorf("onion.NewAgent %q: onion.Method(%q): %s", name, m.name, noSuchMethod(tools))
+			return nil, fmt.Errorf("onion.NewAgent %q: onion.Method(%q): %s", name, m.name, noSuchMethod(m.name, fromInstances, tools))
 		}
 	}
 	if cfg.strict {
@@ -505,18 +508,16 @@ func (a *Agent) Definitions() []openai.Tool {
 }
 
 // methodsOf returns the Method options among methods that name a method
-// of item, a pointer to a struct: the options NewAgent gives ToolsFrom
-// with it.
-func methodsOf(item any, methods []methodOption) []ToolOption {
-	if len(methods) == 0 {
-		return nil
-	}
+// of item, the options NewAgent gives ToolsFrom with it, and whether item
+// is a struct instance (a pointer to a struct), the only kind Method
+// applies to.
+func methodsOf(item any, methods []methodOption) ([]ToolOption, bool) {
 	if _, ok := item.(*Tool); ok {
-		return nil
+		return nil, false
 	}
 	t := reflect.TypeOf(item)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil
+		return nil, false
 	}
 	var opts []ToolOption
 	for _, m := range methods {
@@ -524,14 +525,20 @@ func methodsOf(item any, methods []methodOption) []ToolOption {
 			opts = append(opts, m)
 		}
 	}
-	return opts
+	return opts, true
 }
 
-// noSuchMethod says why a Method given to NewAgent matched nothing,
-// listing the tool methods of the struct instances among tools.
-func noSuchMethod(tools []*Tool) string {
-	var names []string
+// noSuchMethod says why the Method called name given to NewAgent matched
+// nothing: the tool of that method was made before (a *Tool among tools),
+// or no instance has it, listing the tool methods of the instances.
+func noSuchMethod(name string, fromInstances, tools []*Tool) string {
 	for _, t := range tools {
+		if o, ok := t.origin.(toolOrigin); ok && o.method == name && !slices.Contains(fromInstances, t) {
+			return fmt.Sprintf("the tool of (%s).%s is already made; give Method to the onion.ToolsFrom call that made it, or the instance itself to NewAgent", o.typ, name)
+		}
+	}
+	var names []string
+	for _, t := range fromInstances {
 		if o, ok := t.origin.(toolOrigin); ok && o.typ != nil {
 			names = append(names, "("+o.typ.String()+")."+o.method)
 		}

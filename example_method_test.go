@@ -63,4 +63,12 @@ func TestMethodGivenToNewAgent(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no struct instance") {
 		t.Errorf("no instance: %v", err)
 	}
+	made, err := onion.ToolsFrom(&Shelf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = onion.NewAgent("a", made, onion.Method("Remove", onion.RequireApproval()))
+	if err == nil || !strings.Contains(err.Error(), "(*onion_test.Shelf).Remove is already made") {
+		t.Errorf("tools already made: %v", err)
+	}
 }
