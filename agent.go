@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -247,17 +248,28 @@ func Approver(fn func(ctx context.Context, c Call) (bool, error)) Option {
 
 // Strict sends OpenAI strict schemas (every property required, optional
 // ones nullable, no additional properties) with strict:true. A parameter
-// type strict mode cannot express is an error at NewAgent.
+// type strict mode cannot express is an error at NewAgent, and so is a
+// raw tool's schema keyword it cannot express (a free-form object,
+// if/then, dependentRequired…); a raw schema's type lists and draft-04
+// bounds are kept.
 func Strict() Option {
 	return optionFunc(func(c *config) error { c.strict = true; return nil })
 }
 
 // NewAgent makes an agent called name. Each item is an Option or a tool
 // source: a func, a pointer to a struct (its methods are tools), a *Tool
-// or a []*Tool.
+// or a []*Tool. A Method item applies to the method of that name of every
+// struct instance among the items; it is an error when none has one.
 func NewAgent(name string, items ...any) (*Agent, error) {
 	cfg := defaultConfig()
-	var tools []*Tool
+	var methods []methodOption
+	for _, item := range items {
+		if m, ok := item.(methodOption); ok {
+			methods = append(methods, m)
+		}
+	}
+	var tools, fromInstances []*Tool
+	used := map[string]bool{}
 	for i, item := range items {
 		if o, ok := item.(Option); ok {
 			if err := o.applyAgent(&cfg); err != nil {
@@ -265,11 +277,26 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			}
 			continue
 		}
-		ts, err := ToolsFrom(item)
+		if _, ok := item.(methodOption); ok {
+			continue
+		}
+		opts, instance := methodsOf(item, methods)
+		for _, o := range opts {
+			used[o.(methodOption).name] = true
+		}
+		ts, err := ToolsFrom(item, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("onion.NewAgent %q: item %d: %w", name, i, err)
 		}
 		tools = append(tools, ts...)
+		if instance {
+			fromInstances = append(fromInstances, ts...)
+		}
+	}
+	for _, m := range methods {
+		if !used[m.name] {
+			return nil, fmt.Errorf("onion.NewAgent %q: onion.Method(%q): %s", name, m.name, noSuchMethod(m.name, fromInstances, tools))
+		}
 	}
 	if cfg.strict {
 		for i, t := range tools {
@@ -478,4 +505,46 @@ func (a *Agent) Definitions() []openai.Tool {
 			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}}
 	}
 	return out
+}
+
+// methodsOf returns the Method options among methods that name a method
+// of item, the options NewAgent gives ToolsFrom with it, and whether item
+// is a struct instance (a pointer to a struct), the only kind Method
+// applies to.
+func methodsOf(item any, methods []methodOption) ([]ToolOption, bool) {
+	if _, ok := item.(*Tool); ok {
+		return nil, false
+	}
+	t := reflect.TypeOf(item)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	var opts []ToolOption
+	for _, m := range methods {
+		if _, ok := t.MethodByName(m.name); ok {
+			opts = append(opts, m)
+		}
+	}
+	return opts, true
+}
+
+// noSuchMethod says why the Method called name given to NewAgent matched
+// nothing: the tool of that method was made before (a *Tool among tools),
+// or no instance has it, listing the tool methods of the instances.
+func noSuchMethod(name string, fromInstances, tools []*Tool) string {
+	for _, t := range tools {
+		if o, ok := t.origin.(toolOrigin); ok && o.method == name && !slices.Contains(fromInstances, t) {
+			return fmt.Sprintf("the tool of (%s).%s is already made; give Method to the onion.ToolsFrom call that made it, or the instance itself to NewAgent", o.typ, name)
+		}
+	}
+	var names []string
+	for _, t := range fromInstances {
+		if o, ok := t.origin.(toolOrigin); ok && o.typ != nil {
+			names = append(names, "("+o.typ.String()+")."+o.method)
+		}
+	}
+	if len(names) == 0 {
+		return "no struct instance is given, and Method applies to the methods of one"
+	}
+	return "no struct instance given has a tool method of that name; their tool methods are " + strings.Join(names, ", ")
 }

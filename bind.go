@@ -688,18 +688,10 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 	if s.Properties == nil {
 		s.Properties = jsonschema.NewProperties()
 	}
-	var params *paramSchema
-	var err error
-	if unmarshalErr != nil {
-		params, err = looseParamSchema(schema, &s)
-	} else {
-		params, err = newParamSchema(&s, nil)
-	}
+	params, err := rawParams(schema, &s)
 	if err != nil {
 		return nil, fmt.Errorf("onion.NewRawTool %q: %w", name, err)
 	}
-	params.json = append([]byte(nil), schema...)
-	params.fullCheck = true
 	cfg := toolConfig{name: name}
 	for _, o := range opts {
 		if m, ok := o.(methodOption); ok {

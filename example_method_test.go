@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
+	"testing"
 
 	"github.com/onionkit/onion"
 )
@@ -32,4 +34,41 @@ func ExampleNoApproval() {
 	}
 	fmt.Println(tool.Intent(), tool.NeedsApproval(context.Background(), onion.Call{}))
 	// Output: read false
+}
+
+// Method given to NewAgent applies to the method of that name of the
+// struct instances given with it, and names their methods when none has it.
+func TestMethodGivenToNewAgent(t *testing.T) {
+	ctx := context.Background()
+	a, err := onion.NewAgent("a", &store{}, &Shelf{}, onion.Method("Remove", onion.RequireApproval()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"put": false, "items": false, "add": false, "remove": true}
+	for _, tool := range a.Tools().All() {
+		if got := tool.NeedsApproval(ctx, onion.Call{}); got != want[tool.Name()] {
+			t.Errorf("%s needs approval: %v, want %v", tool.Name(), got, want[tool.Name()])
+		}
+	}
+	if len(a.Tools().All()) != len(want) {
+		t.Errorf("tools %d, want %d", len(a.Tools().All()), len(want))
+	}
+
+	_, err = onion.NewAgent("a", &Shelf{}, onion.Method("Delete", onion.RequireApproval()))
+	if err == nil || !strings.Contains(err.Error(), `onion.Method("Delete")`) ||
+		!strings.Contains(err.Error(), "(*onion_test.Shelf).Add, (*onion_test.Shelf).Remove") {
+		t.Errorf("unknown method: %v; want the methods listed", err)
+	}
+	_, err = onion.NewAgent("a", Greet, onion.Method("Remove", onion.RequireApproval()))
+	if err == nil || !strings.Contains(err.Error(), "no struct instance") {
+		t.Errorf("no instance: %v", err)
+	}
+	made, err := onion.ToolsFrom(&Shelf{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = onion.NewAgent("a", made, onion.Method("Remove", onion.RequireApproval()))
+	if err == nil || !strings.Contains(err.Error(), "(*onion_test.Shelf).Remove is already made") {
+		t.Errorf("tools already made: %v", err)
+	}
 }

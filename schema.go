@@ -93,8 +93,13 @@ func newParamSchema(s *jsonschema.Schema, t reflect.Type) (*paramSchema, error) 
 }
 
 // newChecker compiles the schema b and, for a Go type t, builds its plan.
+// Without t, b is a raw schema, compiled as it is.
 func newChecker(b []byte, s *jsonschema.Schema, t reflect.Type) (*checker, error) {
-	v, err := compileSchema(b)
+	compile := compileSchema
+	if t == nil {
+		compile = compileRaw
+	}
+	v, err := compile(b)
 	if err != nil {
 		return nil, err
 	}
@@ -113,11 +118,20 @@ func newChecker(b []byte, s *jsonschema.Schema, t reflect.Type) (*checker, error
 // patterns as ECMA-262 regular expressions, as JSON Schema defines them. A
 // pattern that does not compile is an error: no check is ever dropped.
 func compileSchema(b []byte) (*santhosh.Schema, error) {
+	return compileDraft(b, nil)
+}
+
+// compileDraft compiles b under draft when it names none with $schema;
+// with a nil draft, under 2020-12.
+func compileDraft(b []byte, draft *santhosh.Draft) (*santhosh.Schema, error) {
 	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	c := santhosh.NewCompiler()
+	if draft != nil {
+		c.DefaultDraft(draft)
+	}
 	c.AssertFormat()
 	c.UseRegexpEngine(compileECMA)
 	if err := c.AddResource("tool.json", doc); err != nil {
@@ -447,20 +461,13 @@ func typeName(s *jsonschema.Schema) string {
 // strict returns the OpenAI strict form of the schema: every property
 // required, optional ones nullable, additionalProperties false everywhere,
 // no keywords strict mode refuses (default, minLength, maxLength: the
-// arguments are still held to them before the call). A free-form object
-// cannot be expressed and is an error.
+// arguments are still held to them before the call). It works on the
+// schema's JSON as it is, so a raw tool's schema keeps every keyword and
+// its order. What strict mode cannot express (a free-form object,
+// conditional keywords) is an error naming where it is.
 func (p *paramSchema) strict() ([]byte, error) {
 	p.strictOnce.Do(func() {
-		var s jsonschema.Schema
-		if err := json.Unmarshal(p.json, &s); err != nil {
-			p.strictErr = fmt.Errorf("copy schema: %w", err)
-			return
-		}
-		if err := makeStrict(&s, "parameters", false); err != nil {
-			p.strictErr = err
-			return
-		}
-		p.strictJSON, p.strictErr = json.Marshal(&s)
+		p.strictJSON, p.strictErr = strictForm(p.json, false)
 	})
 	return p.strictJSON, p.strictErr
 }
@@ -478,22 +485,15 @@ func (t *Tool) strictTool() (*Tool, error) {
 	if t.params.plan == nil {
 		// A raw tool's schema may allow what its strict form does not
 		// (other properties): hold calls to the strict form too.
-		var s jsonschema.Schema
-		if err := json.Unmarshal(t.params.json, &s); err != nil {
-			return nil, fmt.Errorf("copy schema: %w", err)
-		}
-		if err := makeStrict(&s, "parameters", true); err != nil {
-			return nil, err
-		}
-		b, err := json.Marshal(&s)
-		if err != nil {
-			return nil, fmt.Errorf("encode schema: %w", err)
-		}
-		chk, err := newChecker(b, &s, nil)
+		b, err := strictForm(t.params.json, true)
 		if err != nil {
 			return nil, err
 		}
-		ps := &paramSchema{schema: &s, json: b, listing: t.params.listing, checker: chk}
+		chk, err := newChecker(b, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("strict form: %w", err)
+		}
+		ps := &paramSchema{json: b, listing: t.params.listing, checker: chk}
 		inner := t.invoke
 		st.invoke = func(ctx context.Context, args string) (any, error) {
 			if strings.TrimSpace(args) == "" {
@@ -508,64 +508,188 @@ func (t *Tool) strictTool() (*Tool, error) {
 	return &st, nil
 }
 
-func isBoolSchema(s *jsonschema.Schema, v bool) bool {
-	if s == nil {
-		return false
+// strictForm rewrites the parameters schema b into its strict form. With
+// leave, optional properties stay optional (still nullable): the form a
+// strict call is checked against, since not every server enforces strict
+// mode.
+func strictForm(b []byte, leave bool) ([]byte, error) {
+	v, err := decodeOrdered(b)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
 	}
-	b, err := json.Marshal(s)
-	return err == nil && string(b) == fmt.Sprint(v)
+	if err := makeStrict(v, "parameters", leave, true); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode strict schema: %w", err)
+	}
+	return out, nil
 }
 
-// makeStrict rewrites s into its strict form. With leave, optional
-// properties stay optional (still nullable): the form a strict call is
-// checked against, since not every server enforces strict mode.
-func makeStrict(s *jsonschema.Schema, path string, leave bool) error {
-	// Keywords strict mode does not accept; the Go side still applies and
-	// checks them.
-	s.Default, s.MinLength, s.MaxLength = nil, nil, nil
-	switch {
-	case s.Type == "" && s.Ref == "" && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.Enum) == 0:
-		return fmt.Errorf("strict mode cannot express %s: it accepts any JSON value; use a concrete type or drop onion.Strict()", path)
-	case s.Type == "object":
-		if s.AdditionalProperties != nil && !isBoolSchema(s.AdditionalProperties, false) || s.Properties == nil && s.AdditionalProperties != nil {
-			return fmt.Errorf("strict mode cannot express %s: a free-form object (a map) has no fixed properties; use a struct or drop onion.Strict()", path)
+// strictDropped are keywords strict mode does not accept that only narrow
+// what is valid or annotate: the strict form leaves them out, and calls
+// are still held to them.
+var strictDropped = []string{"default", "minLength", "maxLength", "$schema", "$id", "$comment", "examples"}
+
+// strictRefused are keywords strict mode cannot express: the model could
+// not know the rule they state.
+var strictRefused = map[string]string{
+	"allOf":                 "all of several schemas",
+	"not":                   "a schema a value must not match",
+	"if":                    "a conditional schema",
+	"then":                  "a conditional schema",
+	"else":                  "a conditional schema",
+	"dependentRequired":     "properties required when another is present",
+	"dependentSchemas":      "a schema applied when a property is present",
+	"dependencies":          "properties required when another is present",
+	"patternProperties":     "properties named by a pattern",
+	"propertyNames":         "a rule on property names",
+	"unevaluatedProperties": "unevaluated properties",
+	"unevaluatedItems":      "unevaluated items",
+	"prefixItems":           "a tuple",
+	"contains":              "an array that must contain a value",
+	"minProperties":         "a number of properties",
+	"maxProperties":         "a number of properties",
+}
+
+// makeStrict rewrites the schema v, decoded by decodeOrdered, in place.
+// top is set for the parameters object itself, which may list no
+// properties (a tool without parameters).
+func makeStrict(v any, path string, leave, top bool) error {
+	s, ok := v.(*jsonObject)
+	if !ok {
+		if v == true {
+			return fmt.Errorf("strict mode cannot express %s: it accepts any JSON value; use a concrete type or drop onion.Strict()", path)
 		}
-		if s.Properties == nil {
-			s.Properties = jsonschema.NewProperties()
+		if _, isBool := v.(bool); isBool {
+			return nil
 		}
-		s.AdditionalProperties = jsonschema.FalseSchema
-		var required []string
-		for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
-			if err := makeStrict(pair.Value, path+"."+pair.Key, leave); err != nil {
-				return err
-			}
-			if !slices.Contains(s.Required, pair.Key) {
-				pair.Value = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{pair.Value, {Type: "null"}}}
-				s.Properties.Set(pair.Key, pair.Value)
-			}
-			required = append(required, pair.Key)
-		}
-		if leave {
-			break
-		}
-		s.Required = required
-		if len(required) == 0 {
-			// OpenAI's strict mode wants every property listed, even none.
-			if s.Extras == nil {
-				s.Extras = map[string]any{}
-			}
-			s.Extras["required"] = []string{}
-		}
-	case s.Type == "array":
-		if s.Items == nil {
-			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)
-		}
-		return makeStrict(s.Items, path+"[]", leave)
+		return fmt.Errorf("strict mode cannot express %s: its schema is not an object", path)
 	}
-	for _, sub := range s.AnyOf {
-		if err := makeStrict(sub, path, leave); err != nil {
+	for _, k := range s.keys {
+		if why, refused := strictRefused[k]; refused {
+			return fmt.Errorf("strict mode cannot express %s: keyword %q (%s) has no strict form; drop onion.Strict() for this agent", path, k, why)
+		}
+	}
+	for _, k := range strictDropped {
+		s.del(k)
+	}
+	// Draft-04 states an exclusive bound as a boolean next to the bound.
+	for _, pair := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		if excl, ok := s.get(pair[0]); ok {
+			if b, isBool := excl.(bool); isBool {
+				s.del(pair[0])
+				if bound, ok := s.get(pair[1]); ok && b {
+					s.set(pair[0], bound)
+					s.del(pair[1])
+				}
+			}
+		}
+	}
+	types := schemaTypes(s)
+	_, hasRef := s.get("$ref")
+	_, hasAnyOf := s.get("anyOf")
+	_, hasOneOf := s.get("oneOf")
+	_, hasEnum := s.get("enum")
+	_, hasConst := s.get("const")
+	if len(types) == 0 && !hasRef && !hasAnyOf && !hasOneOf && !hasEnum && !hasConst {
+		return fmt.Errorf("strict mode cannot express %s: it accepts any JSON value; use a concrete type or drop onion.Strict()", path)
+	}
+	if slices.Contains(types, "object") {
+		if err := strictObject(s, path, leave, top); err != nil {
 			return err
 		}
+	}
+	if slices.Contains(types, "array") {
+		items, ok := s.get("items")
+		if _, isSchema := items.(*jsonObject); !ok || !isSchema {
+			return fmt.Errorf("strict mode cannot express %s: an array of any JSON values", path)
+		}
+		if err := makeStrict(items, path+"[]", leave, false); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, _ := s.get(k)
+		list, _ := alts.([]any)
+		for _, alt := range list {
+			if err := makeStrict(alt, path, leave, false); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		defs, _ := s.get(k)
+		if d, ok := defs.(*jsonObject); ok {
+			for _, name := range d.keys {
+				if err := makeStrict(d.vals[name], path+"."+k+"."+name, leave, false); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// strictObject makes an object schema strict: its properties fixed and
+// required, the optional ones nullable.
+func strictObject(s *jsonObject, path string, leave, top bool) error {
+	addl, hasAddl := s.get("additionalProperties")
+	pv, hasProps := s.get("properties")
+	if hasAddl && addl != false || !hasProps && (hasAddl || !top) {
+		return fmt.Errorf("strict mode cannot express %s: a free-form object (a map) has no fixed properties; use a struct or drop onion.Strict()", path)
+	}
+	props, ok := pv.(*jsonObject)
+	if !hasProps {
+		props, ok = &jsonObject{vals: map[string]any{}}, true
+		s.set("properties", props)
+	}
+	if !ok {
+		return fmt.Errorf("strict mode cannot express %s: its properties are not an object", path)
+	}
+	s.set("additionalProperties", false)
+	var required []string
+	if r, ok := s.get("required"); ok {
+		list, _ := r.([]any)
+		for _, n := range list {
+			if name, ok := n.(string); ok {
+				required = append(required, name)
+			}
+		}
+	}
+	all := make([]any, 0, len(props.keys))
+	for _, k := range props.keys {
+		if err := makeStrict(props.vals[k], path+"."+k, leave, false); err != nil {
+			return err
+		}
+		if !slices.Contains(required, k) {
+			props.vals[k] = &jsonObject{keys: []string{"anyOf"}, vals: map[string]any{
+				"anyOf": []any{props.vals[k], &jsonObject{keys: []string{"type"}, vals: map[string]any{"type": "null"}}},
+			}}
+		}
+		all = append(all, k)
+	}
+	if !leave {
+		// OpenAI's strict mode wants every property listed, even none.
+		s.set("required", all)
+	}
+	return nil
+}
+
+// schemaTypes lists a schema's "type": one name or a list of them.
+func schemaTypes(s *jsonObject) []string {
+	switch t := s.vals["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var names []string
+		for _, n := range t {
+			if name, ok := n.(string); ok {
+				names = append(names, name)
+			}
+		}
+		return names
 	}
 	return nil
 }

@@ -103,7 +103,13 @@ func NoApproval() ToolOption {
 //	tools, err := onion.ToolsFrom(todos, onion.Method("Remove", onion.RequireApproval()))
 //
 // ToolsFrom fails when the instance has no method called name. Given to
-// NewTool, Method applies to a bound method value of that name (todos.Remove).
+// NewAgent with struct instances, Method applies to the method called name
+// of each of them, and NewAgent fails when none has one:
+//
+//	a, err := onion.NewAgent("todo", todos, onion.Method("Remove", onion.RequireApproval()))
+//
+// Given to NewTool, Method applies to a bound method value of that name
+// (todos.Remove).
 func Method(name string, opts ...ToolOption) ToolOption {
 	return methodOption{name: name, opts: opts}
 }

@@ -1,9 +1,10 @@
 // Package builtin holds the tools that come with onion: a todo list, a
 // memory, a confined directory of files, a shell and web search here, and
 // web fetch and a headless browser in packages of their own
-// (github.com/onionkit/onion/builtin/webfetch and .../builtin/browser), whose
-// heavy dependencies a program builds only if it imports them. Each is an ordinary onion tool source — a struct whose
-// documented methods are the tools, or a func wrapped with onion.NewTool —
+// (github.com/onionkit/onion/builtin/webfetch and .../builtin/browser),
+// whose heavy dependencies a program builds only if it imports them. Each
+// is an ordinary onion tool source — a struct whose documented methods are
+// the tools, or a func wrapped with onion.NewTool —
 // so besides being useful they show how tools are written: the first
 // paragraph of a method's doc comment is what the model reads, a paragraph
 // of "name: text" lines describes the parameters, and //onion: directive
@@ -14,15 +15,24 @@
 // Tools returns a ready set by name, with defaults:
 //
 //	tools, err := builtin.Tools("todo", "files")
-//	if err != nil { ... }
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	agent, err := onion.NewAgent("helper", tools)
 //
 // For other settings, call a constructor and give the result to
 // onion.NewAgent (or to onion.ToolsFrom):
 //
 //	files, err := builtin.NewFiles("./workspace", builtin.MaxFileBytes(1<<20))
-//	shell := builtin.NewShell(builtin.ShellDir("./workspace"), builtin.ReadOnlyCommands("ls", "cat", "wc"))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	shell := builtin.NewShell(builtin.ShellDir("./workspace"), builtin.ReadOnlyCommands("ls", "wc"))
 //	mem, err := builtin.NewMemory("memory.json")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	agent, err := onion.NewAgent("helper", files, shell, mem)
 //
 // Give a model only the tools its job needs: each one is more text in every
 // request and one more thing it can get wrong.

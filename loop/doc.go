@@ -6,15 +6,37 @@
 // makes the State of a run and returns its first effects; the runtime
 // carries each effect out and reports how it went with Step, which
 // returns the next effects; and so on until an effect of kind Finish
-// carries the Result:
+// carries the Result. Here, from the package example, with a scripted
+// model (replies) and a tool that echoes its arguments:
 //
-//	st, effects := l.Start(runID, seed, history, prompt)
+//	st, effects := l.Start("run-1", 1, nil, "say hi")
 //	for len(effects) > 0 {
 //		e := effects[0]
 //		effects = effects[1:]
-//		var in loop.Input // answer e: Reply, Approval or Done
-//		...
+//		in := loop.Input{Now: time.Unix(0, 0)}
+//		switch e.Kind {
+//		case loop.AskModel:
+//			in.Reply = &loop.Response{Message: replies[0]}
+//			replies = replies[1:]
+//		case loop.RunCall:
+//			in.Done = &loop.Done{CallID: e.Call.ID, Output: e.Call.Arguments}
+//		case loop.Emit:
+//			if e.Event == loop.EventIteration {
+//				fmt.Println("request", e.Iteration)
+//			} else {
+//				fmt.Println(e.Event, e.Call.Name)
+//			}
+//			continue
+//		case loop.Finish:
+//			fmt.Println(e.Result.Output, e.Result.Calls[0].Outcome)
+//			continue
+//		default:
+//			continue
+//		}
 //		more, err := l.Step(st, in)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
 //		effects = append(effects, more...)
 //	}
 //

@@ -23,6 +23,7 @@ func Example() {
 		{ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "echo", Arguments: `{"say":"hi"}`}}},
 		{Content: "The tool said hi."},
 	}
+	// snippet:drive
 	st, effects := l.Start("run-1", 1, nil, "say hi")
 	for len(effects) > 0 {
 		e := effects[0]
@@ -53,6 +54,7 @@ func Example() {
 		}
 		effects = append(effects, more...)
 	}
+	// end snippet:drive
 	// Output:
 	// request 1
 	// tool_started echo
