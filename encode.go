@@ -1,6 +1,7 @@
 package onion
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"fmt"
@@ -35,39 +36,51 @@ const maxResultDepth = 10000
 var errResultTooDeep = fmt.Errorf("the value nests more than %d levels deep (is it cyclic?)", maxResultDepth)
 
 // appendJSON appends the JSON encoding of v, as an encoding/json Encoder
-// with SetEscapeHTML(false) writes it, without the newline. A MarshalJSON or MarshalText that panics is tool code failing: its
-// panic, which encoding/json lets through, is the error.
-func appendJSON(b []byte, v any) (out []byte, err error) {
-	if err := checkAny(v, 0); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("a MarshalJSON or MarshalText method panicked: %v", r)
-		}
-	}()
-	e := resultEncoders.Get().(*resultEncoder)
-	e.w = b
-	err = e.enc.Encode(v)
-	out, e.w = e.w, nil
-	resultEncoders.Put(e) // not after a panic: the encoder is dropped
+// with SetEscapeHTML(false) writes it, without the newline. A MarshalJSON
+// or MarshalText that panics is tool code failing: its panic, which
+// encoding/json lets through, is the error.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	s, err := encodeResult(v)
 	if err != nil {
 		return nil, err
 	}
-	return out[:len(out)-1], nil
+	return append(b, s...), nil
 }
 
-// resultEncoder is an Encoder that appends to w, kept for reuse.
+// encodeResult is appendJSON's text as a string. An Encoder writes its
+// whole value, newline last, in one Write, which copies it straight into
+// the string: one copy, one pooled encoder, no buffer of our own.
+func encodeResult(v any) (text string, err error) {
+	if err := checkAny(v, 0); err != nil {
+		return "", err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = "", fmt.Errorf("a MarshalJSON or MarshalText method panicked: %v", r)
+		}
+	}()
+	e := resultEncoders.Get().(*resultEncoder)
+	err = e.enc.Encode(v)
+	text, e.w.s = e.w.s, ""
+	resultEncoders.Put(e) // not after a panic: the encoder is dropped
+	if err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// resultEncoder is an Encoder that writes to w, kept for reuse.
 type resultEncoder struct {
-	w   appendWriter
+	w   stringWriter
 	enc *json.Encoder
 }
 
-// appendWriter appends what is written to itself.
-type appendWriter []byte
+// stringWriter keeps what is written to it as a string, less the newline
+// that ends each of an Encoder's writes.
+type stringWriter struct{ s string }
 
-func (w *appendWriter) Write(p []byte) (int, error) {
-	*w = append(*w, p...)
+func (w *stringWriter) Write(p []byte) (int, error) {
+	w.s += string(bytes.TrimSuffix(p, []byte("\n")))
 	return len(p), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 	"github.com/fatih/structtag"
@@ -899,7 +900,9 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 // decodeArgs checks args and decodes them into v. On failure it returns an
 // *ArgumentError naming every problem.
 func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
-	if strings.TrimSpace(args) == "" {
+	// Only arguments that start with a space can be all spaces: a model's
+	// usual "{" skips the scan.
+	if args == "" || (args[0] <= ' ' || args[0] >= utf8.RuneSelf) && strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
 	r := newArgReader(args)

@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -264,21 +263,12 @@ func resultText(v any) (string, error) {
 	case []byte:
 		return string(r), nil
 	}
-	bp := resultBuffers.Get().(*[]byte)
-	b, err := appendJSON((*bp)[:0], v)
+	text, err := encodeResult(v)
 	if err != nil {
 		return "", fmt.Errorf("encode result as JSON: %w", err)
 	}
-	text := string(b)
-	if cap(b) <= 64<<10 {
-		*bp = b
-		resultBuffers.Put(bp)
-	}
 	return text, nil
 }
-
-// resultBuffers recycles the buffers results are encoded into.
-var resultBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // PanicError reports a tool that panicked. The agent recovers the panic and
 // tells the model; nothing a tool does can crash the agent.
