@@ -415,6 +415,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 	t.signature = signature(t.name, b.in, b.names, b.ft, b.pkgPath)
 	if b.res.value {
 		t.result, t.resultHint = b.ft.Out(0), b.hint
+		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
 	}
 	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
 	t.invoke = func(ctx context.Context, args string) (any, error) {

@@ -40,7 +40,7 @@ var errResultTooDeep = fmt.Errorf("the value nests more than %d levels deep (is 
 // or MarshalText that panics is tool code failing: its panic, which
 // encoding/json lets through, is the error.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	s, err := encodeResult(v)
+	s, err := encodeResult(v, false)
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +49,14 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 
 // encodeResult is appendJSON's text as a string. An Encoder writes its
 // whole value, newline last, in one Write, which copies it straight into
-// the string: one copy, one pooled encoder, no buffer of our own.
-func encodeResult(v any) (text string, err error) {
-	if err := checkAny(v, 0); err != nil {
-		return "", err
+// the string: one copy, one pooled encoder, no buffer of our own. flat
+// says that v cannot nest without bound (a tool's result type settles it
+// once), so that the walk for its depth is skipped.
+func encodeResult(v any, flat bool) (text string, err error) {
+	if !flat {
+		if err := checkAny(v, 0); err != nil {
+			return "", err
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -33,6 +33,9 @@ type Tool struct {
 	// result is the Go result type, nil when unknown (raw tools) or none.
 	result     reflect.Type
 	resultHint string
+	// flatResult is set when values of result cannot nest without bound,
+	// so encoding one needs no walk for its depth first.
+	flatResult bool
 	strict     bool // sent in strict form, by a Strict agent
 }
 
@@ -224,7 +227,7 @@ func (t *Tool) Call(ctx context.Context, argsJSON string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return resultText(v)
+	return textOf(v, t.flatResult)
 }
 
 // Run validates args, decodes them into the Go parameters, calls the Go
@@ -252,7 +255,10 @@ func (t *Tool) call(ctx context.Context, args string) (v any, err error) {
 
 // resultText is the text the model reads for a tool's Go result: a string
 // as it is, anything else as JSON.
-func resultText(v any) (string, error) {
+func resultText(v any) (string, error) { return textOf(v, false) }
+
+// textOf is resultText; flat says that v cannot nest without bound.
+func textOf(v any, flat bool) (string, error) {
 	switch r := v.(type) {
 	case nil:
 		return "", nil
@@ -263,7 +269,7 @@ func resultText(v any) (string, error) {
 	case []byte:
 		return string(r), nil
 	}
-	text, err := encodeResult(v)
+	text, err := encodeResult(v, flat)
 	if err != nil {
 		return "", fmt.Errorf("encode result as JSON: %w", err)
 	}
