@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"reflect"
 	"slices"
@@ -55,6 +54,9 @@ type objectPlan struct {
 	fields       []fieldPlan
 	byName       map[string]int
 	allowUnknown bool // the schema does not forbid other properties
+	// escapedNames is set when a field's name holds a backslash, so that
+	// a name as it is in the arguments may match it and yet mean another.
+	escapedNames bool
 }
 
 type fieldPlan struct {
@@ -200,6 +202,7 @@ func (pl *planner) object(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Sch
 			fp.def = def.Elem()
 		}
 		p.byName[f.name] = len(p.fields)
+		p.escapedNames = p.escapedNames || strings.Contains(f.name, `\\`)
 		p.fields = append(p.fields, fp)
 	}
 	for _, r := range cs.Required {
@@ -557,14 +560,21 @@ func (p *objectPlan) decode(r *argReader, v reflect.Value) error {
 		seenBig = make([]bool, len(p.fields))
 	}
 	for {
-		key, end, err := r.nextKey()
+		quoted, end, err := r.nextKey()
 		if err != nil {
 			return err
 		}
 		if end {
 			break
 		}
+		// A name as it is in the arguments is its text unless it holds a
+		// backslash, which no field's name does when it matches.
+		key := quoted[1 : len(quoted)-1]
 		i, ok := p.lookup(key)
+		if (!ok || p.escapedNames) && bytes.IndexByte(key, '\\') >= 0 {
+			key = unquote(quoted)
+			i, ok = p.lookup(key)
+		}
 		if !ok {
 			if p.allowUnknown {
 				if _, err := r.raw(); err != nil {
@@ -1065,9 +1075,12 @@ func (r *argReader) read() (jsontext.Value, error) {
 	return v, nil
 }
 
-// nextKey reads the next object name, or the end of the object (end
-// true): one peek for both. The name's bytes are valid until the next read.
-func (r *argReader) nextKey() (name []byte, end bool, err error) {
+// nextKey reads the next object name, quoted as it is in the arguments, or
+// the end of the object (end true): one peek for both. The name's bytes
+// are valid until the next read. Invalid UTF-8 in a name matches no
+// field's name, as the U+FFFD that encoding/json would put in its place
+// would not either.
+func (r *argReader) nextKey() (quoted jsontext.Value, end bool, err error) {
 	switch r.peek() {
 	case '}':
 		if _, err := r.dec.ReadToken(); err != nil {
@@ -1082,11 +1095,7 @@ func (r *argReader) nextKey() (name []byte, end bool, err error) {
 	if err != nil {
 		return nil, false, r.fail(err)
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		// Invalid UTF-8 matches no field name, as U+FFFD would not.
-		return v[1 : len(v)-1], false, nil
-	}
-	return unquote(v), false, nil
+	return v, false, nil
 }
 
 // name reads an object name as a string, as encoding/json would.
@@ -1247,7 +1256,9 @@ func (r *argReader) end() error {
 	if r.err != nil {
 		return r.err
 	}
-	if _, err := r.dec.ReadToken(); err != io.EOF {
+	// What is left must be JSON whitespace: looked at directly, as a
+	// ReadToken that meets the end costs more than the call's last field.
+	if strings.Trim(r.args[r.dec.InputOffset():], " \t\r\n") != "" {
 		return r.fail(errors.New("unexpected text after the arguments object"))
 	}
 	return nil
