@@ -418,15 +418,28 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
 	}
 	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
+	// The func gets its arguments by value, so the struct they are
+	// decoded into, and the context's Value, serve call after call;
+	// except for a func that takes a pointer to its struct, which it may
+	// keep.
+	frames := sync.Pool{New: func() any { return &callFrame{arg: reflect.New(elemType)} }}
 	t.invoke = func(ctx context.Context, args string) (any, error) {
-		arg := reflect.New(elemType)
+		var f *callFrame
+		if needsPtr {
+			f = &callFrame{arg: reflect.New(elemType)}
+		} else {
+			f = frames.Get().(*callFrame)
+		}
+		arg := f.arg
 		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
+			f.release(&frames, needsPtr)
 			return nil, err
 		}
 		var buf [4]reflect.Value
 		callIn := buf[:0]
 		if hasCtx {
-			callIn = append(callIn, reflect.ValueOf(&ctx).Elem())
+			f.ctx = ctx
+			callIn = append(callIn, reflect.ValueOf(&f.ctx).Elem())
 		}
 		switch {
 		case needsPtr:
@@ -438,9 +451,29 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 				callIn = append(callIn, arg.Elem().Field(i))
 			}
 		}
-		return res.extract(fn.Call(callIn))
+		out := fn.Call(callIn) // a panic drops f
+		f.release(&frames, needsPtr)
+		return res.extract(out)
 	}
 	return t, nil
+}
+
+// callFrame is what one call of a reflected func is made of: the
+// arguments' struct and the context.
+type callFrame struct {
+	arg reflect.Value // a pointer to the struct
+	ctx context.Context
+}
+
+// release clears f and, unless the func was given f's struct itself,
+// puts it back for the next call.
+func (f *callFrame) release(frames *sync.Pool, given bool) {
+	if given {
+		return
+	}
+	f.arg.Elem().SetZero()
+	f.ctx = nil
+	frames.Put(f)
 }
 
 // checkSaid refuses a tool whose doc comment could not be read unless its
