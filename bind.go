@@ -767,9 +767,15 @@ func NewTypedTool[In, Out any](fn func(context.Context, In) (Out, error), opts .
 		return nil, err
 	}
 	params, name := t.params, t.name
+	// The arguments are decoded into a pooled In, which fn gets a copy of.
+	ins := sync.Pool{New: func() any { return new(In) }}
 	t.invoke = func(ctx context.Context, args string) (any, error) {
-		var in In
-		if err := params.decodeArgs(name, args, reflect.ValueOf(&in).Elem()); err != nil {
+		p := ins.Get().(*In)
+		err := params.decodeArgs(name, args, reflect.ValueOf(p).Elem())
+		in := *p
+		*p = *new(In)
+		ins.Put(p)
+		if err != nil {
 			return nil, err
 		}
 		out, err := fn(ctx, in)
