@@ -1,0 +1,86 @@
+package temporal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
+)
+
+// This file is the client's side: start a run, wait for its result, read
+// its conversation.
+
+// Start starts a durable run of prompt with the agent named agent on
+// taskQueue, whose workers must serve that agent (NewWorker). It returns
+// once the run is recorded; Result waits for its answer.
+func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string, opts ...StartOption) (client.WorkflowRun, error) {
+	cfg := startConfig{settings: defaultSettings()}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyStart(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	id := cfg.workflowID
+	if id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = "onion-" + agent + "-" + hex.EncodeToString(b[:])
+	}
+	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings}
+	if n := payloadSize(in); n > maxPayload {
+		return nil, errors.New("temporal: " + tooLarge("the prompt with its history", n))
+	}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, WorkflowName, in)
+	if err != nil {
+		return nil, fmt.Errorf("temporal: start a run of agent %q: %w", agent, err)
+	}
+	return run, nil
+}
+
+// Result waits for the run to end and returns its result. A run that
+// stopped early (its model kept failing, it was canceled) returns its
+// result so far and an error saying why.
+func Result(ctx context.Context, run client.WorkflowRun) (*onion.Result, error) {
+	var lr loop.Result
+	if err := run.Get(ctx, &lr); err != nil {
+		return nil, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
+	}
+	res := onion.ResultOf(lr)
+	switch lr.StopReason {
+	case loop.StopFailed, loop.StopCanceled:
+		return res, fmt.Errorf("temporal: run %s stopped (%s): %s", run.GetID(), lr.StopReason, lr.Error)
+	}
+	return res, nil
+}
+
+// Run starts a durable run and waits for its result: Start, then Result.
+func Run(ctx context.Context, c client.Client, taskQueue, agent, prompt string) (*onion.Result, error) {
+	run, err := Start(ctx, c, taskQueue, agent, prompt)
+	if err != nil {
+		return nil, err
+	}
+	return Result(ctx, run)
+}
+
+// Conversation returns the conversation of the run workflowID so far, or
+// as it ended: pass it to History to continue it in a new run.
+func Conversation(ctx context.Context, c client.Client, workflowID string) ([]onion.Message, error) {
+	v, err := c.QueryWorkflow(ctx, workflowID, "", conversationQuery)
+	if err != nil {
+		return nil, fmt.Errorf("temporal: conversation of %s: %w", workflowID, err)
+	}
+	var msgs []onion.Message
+	if err := v.Get(&msgs); err != nil {
+		return nil, fmt.Errorf("temporal: conversation of %s: %w", workflowID, err)
+	}
+	return msgs, nil
+}

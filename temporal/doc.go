@@ -1,0 +1,46 @@
+// Package temporal runs onion agents durably on Temporal: a run survives a
+// worker crash or a deploy, a write is sent at most once, and an approval
+// can wait for days.
+//
+// The workflow drives the agent's own loop (package loop), the same rules
+// Agent.Run follows; what changes is who carries out its effects:
+//
+//   - Each model request is an activity, retried with backoff. A 429 or 5xx
+//     that says Retry-After waits that long (NextRetryDelay); any other
+//     4xx is not retried. The model client is the worker's agent's, so no
+//     API key ever enters the workflow history.
+//   - Each tool call is an activity that heartbeats on a timer while the
+//     tool runs, so a lost worker is noticed within the heartbeat timeout
+//     (30 s unless HeartbeatTimeout says otherwise). The tool's own
+//     failure comes back as a result, never as an activity error.
+//   - A read may be repeated: it is tried up to ToolRetries+1 times, and a
+//     read cut by a lost worker always runs again on another. A write or
+//     delete runs at most once (idempotent tools excepted): when its
+//     worker is lost mid-call the call ends outcome_unknown and the later
+//     writes of that response are skipped; when no worker picked it up in
+//     time it failed without running, and is safe to call again.
+//   - Inside a tool, onion.CallInfo(ctx).IdempotencyKey is the workflow ID
+//     and the activity's ID, the same on every attempt and after a crash.
+//   - A call that needs approval waits for Approve (or ApproveSignal) as
+//     long as ApprovalTimeout (24 h by default); no answer means denied.
+//     Pending lists the calls waiting. The agent's own Approver is not
+//     asked: a worker has no one to ask.
+//   - Before the history passes its budget (HistoryBudget) or when the
+//     server suggests it, the run continues as new between two model
+//     requests, carrying the loop's state. Tool output is capped by
+//     MaxToolOutput before it enters the history, and a payload that would
+//     still pass Temporal's 2 MB limit ends that call (or the run) with a
+//     failure that says so, instead of failing workflow tasks forever.
+//
+// A worker registers the agents it serves with NewWorker; every worker of
+// a task queue must be given the same agents, tools and options. A client
+// starts runs with Start or Run, by the agent's name:
+//
+//	w, err := temporal.NewWorker(c, "agents", agent)
+//	...
+//	res, err := temporal.Run(ctx, c, "agents", "support", "Refund order 42")
+//
+// On one machine the server can be the embedded one of module
+// github.com/onionkit/onion/temporal/devserver; against a cluster or
+// Temporal Cloud only the client's HostPort (and TLS) change.
+package temporal

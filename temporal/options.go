@@ -1,0 +1,152 @@
+package temporal
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/onionkit/onion"
+)
+
+// This file holds what a run is started with: the StartOptions and the
+// settings they fill in, which travel in the workflow's input so that
+// every worker runs the workflow the same way.
+
+// StartOption configures a durable run (see Start).
+type StartOption interface {
+	applyStart(*startConfig) error
+}
+
+type startOptionFunc func(*startConfig) error
+
+func (f startOptionFunc) applyStart(c *startConfig) error { return f(c) }
+
+type startConfig struct {
+	workflowID string
+	history    []onion.Message
+	settings   settings
+}
+
+// settings are the durable runtime's own knobs. They are part of the
+// workflow's input: changing them never changes a run already going.
+type settings struct {
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout"`
+	ApprovalTimeout  time.Duration `json:"approval_timeout"`
+	QueueTimeout     time.Duration `json:"queue_timeout"`
+	ToolTimeout      time.Duration `json:"tool_timeout,omitempty"` // 0: from the agent's ToolTimeout
+	ModelTimeout     time.Duration `json:"model_timeout"`
+	ModelRetries     int           `json:"model_retries"`
+	MaxRetryAfter    time.Duration `json:"max_retry_after"`
+	LostWorker       int           `json:"lost_worker_attempts"`
+	HistoryEvents    int           `json:"history_events"`
+	HistoryBytes     int           `json:"history_bytes"`
+}
+
+func defaultSettings() settings {
+	return settings{
+		HeartbeatTimeout: 30 * time.Second,
+		ApprovalTimeout:  24 * time.Hour,
+		QueueTimeout:     time.Hour,
+		ModelTimeout:     10 * time.Minute,
+		ModelRetries:     3,
+		MaxRetryAfter:    5 * time.Minute,
+		LostWorker:       3,
+		HistoryEvents:    10_000,
+		HistoryBytes:     8 << 20,
+	}
+}
+
+// WorkflowID sets the run's workflow ID (default: a new one made from the
+// agent's name). Starting a second run with the ID of one still going
+// fails.
+func WorkflowID(id string) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		if id == "" {
+			return fmt.Errorf("temporal.WorkflowID: the ID is empty")
+		}
+		c.workflowID = id
+		return nil
+	})
+}
+
+// History makes the run continue the conversation msgs, such as the one
+// Conversation returns for an earlier run, or Agent.History.
+func History(msgs []onion.Message) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		for i, m := range msgs {
+			if !m.Role.Valid() || m.Role == onion.RoleSystem {
+				return fmt.Errorf("temporal.History: message %d has role %q; want user, assistant or tool", i, m.Role)
+			}
+		}
+		c.history = append([]onion.Message(nil), msgs...)
+		return nil
+	})
+}
+
+// HeartbeatTimeout sets how long a tool or model activity may go without
+// a heartbeat before its worker counts as lost (default 30 s). The
+// activity heartbeats on its own while the tool runs.
+func HeartbeatTimeout(d time.Duration) StartOption {
+	return durationOption("HeartbeatTimeout", d, func(c *startConfig) { c.settings.HeartbeatTimeout = d })
+}
+
+// ApprovalTimeout sets how long a call waits for Approve (default 24 h).
+// A call nobody answered in time is denied.
+func ApprovalTimeout(d time.Duration) StartOption {
+	return durationOption("ApprovalTimeout", d, func(c *startConfig) { c.settings.ApprovalTimeout = d })
+}
+
+// QueueTimeout sets how long a tool call may wait for a worker to start
+// it (default 1 h: Temporal's schedule-to-start timeout). A call no worker
+// started in time fails without having run, so it is safe to call again.
+func QueueTimeout(d time.Duration) StartOption {
+	return durationOption("QueueTimeout", d, func(c *startConfig) { c.settings.QueueTimeout = d })
+}
+
+// ToolTimeout sets how long one attempt of a tool call may take on its
+// worker (Temporal's start-to-close timeout). The default is the agent's
+// onion.ToolTimeout plus the heartbeat timeout, or 1 h when the agent sets
+// none. A write that times out ends outcome_unknown.
+func ToolTimeout(d time.Duration) StartOption {
+	return durationOption("ToolTimeout", d, func(c *startConfig) { c.settings.ToolTimeout = d })
+}
+
+// ModelTimeout sets how long one model request may take (default 10 min).
+func ModelTimeout(d time.Duration) StartOption {
+	return durationOption("ModelTimeout", d, func(c *startConfig) { c.settings.ModelTimeout = d })
+}
+
+// ModelRetries sets how many times a failed model request is sent again
+// when it may succeed (default 3, as onion.Retries).
+func ModelRetries(n int) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		if n < 0 {
+			return fmt.Errorf("temporal.ModelRetries(%d): must not be negative", n)
+		}
+		c.settings.ModelRetries = n
+		return nil
+	})
+}
+
+// HistoryBudget sets when a run continues as new: before its history
+// passes events events or bytes bytes (default 10,000 events and 8 MiB,
+// well under Temporal's limits of 51,200 and 50 MB). The run also
+// continues as new whenever the server suggests it.
+func HistoryBudget(events, bytes int) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		if events < 1 || bytes < 1 {
+			return fmt.Errorf("temporal.HistoryBudget(%d, %d): both must be at least 1", events, bytes)
+		}
+		c.settings.HistoryEvents, c.settings.HistoryBytes = events, bytes
+		return nil
+	})
+}
+
+func durationOption(name string, d time.Duration, set func(*startConfig)) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		if d <= 0 {
+			return fmt.Errorf("temporal.%s(%v): must be positive", name, d)
+		}
+		set(c)
+		return nil
+	})
+}

@@ -1,0 +1,86 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion"
+)
+
+// This file is the worker's side: which agents it serves, and the
+// registration of the workflow and the activities under their names.
+
+// The names the workflow and activities are registered under.
+const (
+	// WorkflowName is the workflow type of a durable run.
+	WorkflowName = "onion.Run"
+
+	modelActivity    = "onion.Model"
+	toolActivity     = "onion.Tool"
+	approvalActivity = "onion.NeedsApproval"
+)
+
+// runtime is what one worker serves: agents by name.
+type runtime struct {
+	agents map[string]*onion.Agent
+}
+
+func newRuntime(agents []*onion.Agent) (*runtime, error) {
+	if len(agents) == 0 {
+		return nil, errors.New("temporal: give at least one agent")
+	}
+	rt := &runtime{agents: make(map[string]*onion.Agent, len(agents))}
+	for i, a := range agents {
+		if a == nil {
+			return nil, fmt.Errorf("temporal: agent %d is nil", i)
+		}
+		if _, dup := rt.agents[a.Name()]; dup {
+			return nil, fmt.Errorf("temporal: two agents are named %q; runs find their agent by name", a.Name())
+		}
+		rt.agents[a.Name()] = a
+	}
+	return rt, nil
+}
+
+func (rt *runtime) agent(name string) (*onion.Agent, error) {
+	a, ok := rt.agents[name]
+	if !ok {
+		return nil, fmt.Errorf("this worker serves no agent named %q: give it to NewWorker on every worker of the task queue", name)
+	}
+	return a, nil
+}
+
+// registry is what both a worker and the SDK's test environment register
+// with.
+type registry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+func (rt *runtime) register(r registry) {
+	r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivityWithOptions(rt.model, activity.RegisterOptions{Name: modelActivity})
+	r.RegisterActivityWithOptions(rt.tool, activity.RegisterOptions{Name: toolActivity})
+	r.RegisterActivityWithOptions(rt.needsApproval, activity.RegisterOptions{Name: approvalActivity})
+}
+
+// NewWorker returns a worker (not yet started) of taskQueue that runs the
+// durable runs of these agents, found by their names. Every worker of the
+// task queue must be given the same agents, with the same tools and
+// options: a run's workflow may move from one worker to another at any
+// point. The agents' model clients are built here, on the worker, so no
+// API key travels through Temporal.
+func NewWorker(c client.Client, taskQueue string, agents ...*onion.Agent) (worker.Worker, error) {
+	rt, err := newRuntime(agents)
+	if err != nil {
+		return nil, err
+	}
+	w := worker.New(c, taskQueue, worker.Options{})
+	rt.register(w)
+	return w, nil
+}

@@ -1,0 +1,311 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
+)
+
+// This file is the workflow: it drives the agent's loop, carrying out each
+// effect with an activity, a timer or a wait for Approve, and feeding back
+// how it went, until the loop finishes or the run continues as new.
+
+// runInput is the workflow's input.
+type runInput struct {
+	Agent    string         `json:"agent"`
+	Prompt   string         `json:"prompt,omitempty"`
+	History  []loop.Message `json:"history,omitempty"`
+	Settings settings       `json:"settings"`
+	// State is the loop's state when the run continued as new.
+	State *loop.State `json:"state,omitempty"`
+}
+
+// wrun is one run of the workflow.
+type wrun struct {
+	rt       *runtime
+	agent    *onion.Agent
+	lp       *loop.Loop
+	in       runInput
+	st       *loop.State
+	inputs   workflow.Channel // the answers to the effects, one per effect
+	inflight int              // effects handed out and not answered
+	asked    int              // model requests sent in this run of the workflow
+	// The calls waiting for Approve, in the order they began to wait, and
+	// the answers they got.
+	waiting   []loop.Call
+	decisions map[string]Decision
+}
+
+func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
+	a, err := rt.agent(in.Agent)
+	if err != nil {
+		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
+	}
+	r := &wrun{rt: rt, agent: a, lp: a.Loop(), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{}}
+	var effects []loop.Effect
+	if in.State != nil {
+		r.st = in.State
+		effects = r.lp.Pending(r.st)
+	} else {
+		id := workflow.GetInfo(ctx).WorkflowExecution.ID
+		r.st, effects = r.lp.Start(id, seed(id), in.History, in.Prompt)
+	}
+	if err := r.handle(ctx); err != nil {
+		return loop.Result{}, err
+	}
+	stopped := false
+	for {
+		for _, e := range effects {
+			switch e.Kind {
+			case loop.Finish:
+				return fitResult(*e.Result), nil
+			case loop.Emit:
+				r.log(ctx, e)
+			case loop.AskModel:
+				if r.inflight == 0 && r.asked > 0 && r.historyFull(ctx) {
+					return loop.Result{}, r.continueAsNew(ctx)
+				}
+				r.asked++
+				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.askModel(ctx, e.Request) })
+			case loop.RunCall:
+				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.runCall(ctx, e.Call, e.Wait) })
+			case loop.AskApproval:
+				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.approve(ctx, e.Call) })
+			}
+		}
+		if r.inflight == 0 {
+			return loop.Result{}, errors.New("temporal: the loop stopped without finishing")
+		}
+		var in loop.Input
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(r.inputs, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, &in)
+			r.inflight--
+		})
+		if !stopped {
+			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
+				stopped = true
+				in = loop.Input{Stop: &loop.Stop{Reason: loop.StopCanceled, Error: "the workflow was canceled"}}
+			})
+		}
+		sel.Select(ctx)
+		in.Now = workflow.Now(ctx)
+		effects, err = r.lp.Step(r.st, in)
+		if err != nil {
+			return loop.Result{}, fmt.Errorf("temporal: the workflow broke the loop's protocol: %w", err)
+		}
+	}
+}
+
+// carry runs one effect in its own workflow goroutine, which answers on
+// r.inputs.
+func (r *wrun) carry(ctx workflow.Context, do func(workflow.Context) loop.Input) {
+	r.inflight++
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		in := do(ctx)
+		r.inputs.Send(ctx, in)
+	})
+}
+
+// seed is the run's jitter seed: drawn from the workflow ID, so that every
+// replay draws the same.
+func seed(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+// log reports an event through the workflow's logger, which stays silent
+// while the workflow replays.
+func (r *wrun) log(ctx workflow.Context, e loop.Effect) {
+	logger := workflow.GetLogger(ctx)
+	switch e.Event {
+	case loop.EventIteration:
+		logger.Debug("onion: model request", "agent", r.in.Agent, "iteration", e.Iteration)
+	case loop.EventToolStarted:
+		logger.Debug("onion: tool call started", "agent", r.in.Agent, "tool", e.Call.Name, "call", e.Call.ID)
+	case loop.EventToolFinished:
+		logger.Info("onion: tool call finished", "agent", r.in.Agent, "tool", e.Call.Name, "call", e.Call.ID,
+			"outcome", string(e.Call.Outcome), "error", e.Call.Error)
+	}
+}
+
+// historyFull reports whether the run should continue as new before its
+// next model request.
+func (r *wrun) historyFull(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	s := r.in.Settings
+	return info.GetContinueAsNewSuggested() ||
+		info.GetCurrentHistoryLength() >= s.HistoryEvents || info.GetCurrentHistorySize() >= s.HistoryBytes
+}
+
+func (r *wrun) continueAsNew(ctx workflow.Context) error {
+	// Wait for an Update handler still going (an Approve arriving late).
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	st := *r.st
+	st.Result = fitResult(st.Result)
+	next := runInput{Agent: r.in.Agent, Settings: r.in.Settings, State: &st}
+	workflow.GetLogger(ctx).Info("onion: continuing as new", "agent", r.in.Agent, "iteration", st.Iteration,
+		"events", workflow.GetInfo(ctx).GetCurrentHistoryLength())
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+}
+
+// askModel sends one model request, with the retries of its activity.
+func (r *wrun) askModel(ctx workflow.Context, req *loop.Request) loop.Input {
+	s := r.in.Settings
+	in := modelInput{Agent: r.in.Agent, Request: req, MaxRetryAfter: s.MaxRetryAfter}
+	if n := payloadSize(in); n > maxPayload || n < 0 {
+		return stopFailed(tooLarge("the conversation sent to the model", n) + ": start a new run with a shorter history")
+	}
+	cfg := r.lp.Config()
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: s.ModelTimeout,
+		HeartbeatTimeout:    s.HeartbeatTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    max(cfg.BackoffMin, time.Millisecond),
+			BackoffCoefficient: 2,
+			MaximumInterval:    max(cfg.BackoffMax, time.Millisecond),
+			MaximumAttempts:    int32(s.ModelRetries + 1),
+		},
+	})
+	var resp loop.Response
+	if err := workflow.ExecuteActivity(ctx, modelActivity, in).Get(ctx, &resp); err != nil {
+		return stopFailed("model request failed: " + cause(err))
+	}
+	return loop.Input{Reply: &resp}
+}
+
+func stopFailed(why string) loop.Input {
+	return loop.Input{Stop: &loop.Stop{Reason: loop.StopFailed, Error: why}}
+}
+
+// cause is the words of the failure at the bottom of an activity's error.
+func cause(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "timed out (" + timeoutName(te.TimeoutType()) + ")"
+	}
+	return err.Error()
+}
+
+func timeoutName(t enumspb.TimeoutType) string {
+	switch t {
+	case enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		return "no heartbeat within the heartbeat timeout"
+	case enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
+		return "start-to-close timeout"
+	case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
+		return "schedule-to-start timeout"
+	case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:
+		return "schedule-to-close timeout"
+	}
+	return t.String()
+}
+
+// activityID names the activity of a call: the same on each of its
+// attempts, so that the idempotency key is too.
+func activityID(c loop.Call) string {
+	return fmt.Sprintf("tool/%d/%s", c.Iteration, c.ID)
+}
+
+// runCall makes one attempt of a call as an activity. Reads, and
+// idempotent writes, are run again when their worker is lost; any other
+// write is sent once, and an activity error then means nobody knows
+// whether it took effect.
+func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) loop.Input {
+	if c.Attempts > 1 {
+		// A retry reuses the activity's ID: a timer, even a short one, lets
+		// the workflow forget the last attempt's command first.
+		wait = max(wait, time.Millisecond)
+	}
+	if wait > 0 {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.NotRun}}
+		}
+	}
+	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c}
+	if n := payloadSize(in); n > maxPayload || n < 0 {
+		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
+			Error: tooLarge("the call with its arguments", n) + "; the tool did not run"}}
+	}
+	s := r.in.Settings
+	attempts := int32(1)
+	if t, ok := r.agent.Tools().Get(c.Name); ok && (c.Intent == loop.Read || t.Idempotent()) {
+		attempts = int32(s.LostWorker + 1)
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		ActivityID:             activityID(c),
+		ScheduleToStartTimeout: s.QueueTimeout,
+		StartToCloseTimeout:    r.toolTimeout(),
+		HeartbeatTimeout:       s.HeartbeatTimeout,
+		WaitForCancellation:    true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			MaximumAttempts:    attempts,
+		},
+	})
+	var d loop.Done
+	err := workflow.ExecuteActivity(ctx, toolActivity, in).Get(ctx, &d)
+	if err != nil {
+		d = lost(c, err)
+	}
+	d.CallID = c.ID
+	return loop.Input{Done: &d}
+}
+
+func (r *wrun) toolTimeout() time.Duration {
+	s := r.in.Settings
+	switch {
+	case s.ToolTimeout > 0:
+		return s.ToolTimeout
+	case r.agent.CallConfig().Timeout > 0:
+		return r.agent.CallConfig().Timeout + s.HeartbeatTimeout
+	}
+	return time.Hour
+}
+
+// lost is how a call ended whose activity failed: the tool activity
+// reports the tool's own failures as results, so the worker never
+// reported back. A call no worker started did not run; any other was cut,
+// which makes a write's outcome unknown.
+func lost(c loop.Call, err error) loop.Done {
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+		return loop.Done{CallID: c.ID, Failure: loop.ToolFailed,
+			Error: "no worker started the call in time (schedule-to-start timeout), so the tool did not run and it is safe to call again"}
+	}
+	var ce *temporal.CanceledError
+	if errors.As(err, &ce) {
+		return loop.Done{CallID: c.ID, Failure: loop.Cut, Error: "the run was canceled"}
+	}
+	return loop.Done{CallID: c.ID, Failure: loop.Cut, Error: "its worker did not report back: " + cause(err)}
+}
+
+// fitResult is res small enough for one payload: when it is not, the
+// calls' outputs (which the conversation holds anyway) are cut short.
+func fitResult(res loop.Result) loop.Result {
+	if payloadSize(res) <= maxPayload {
+		return res
+	}
+	res.Calls = append([]loop.Call(nil), res.Calls...)
+	for i := range res.Calls {
+		res.Calls[i].Output = loop.Cap(res.Calls[i].Output, 1<<10)
+	}
+	return res
+}
