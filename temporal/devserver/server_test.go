@@ -1,0 +1,155 @@
+package devserver_test
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion/temporal/devserver"
+)
+
+// greet is a trivial workflow with a timer, so that it needs the server's
+// timer queue as well as its task queues.
+func greet(ctx workflow.Context, name string) (string, error) {
+	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
+		return "", err
+	}
+	return "hello " + name, nil
+}
+
+// runGreet runs greet on srv through a worker of its own and returns the
+// answer.
+func runGreet(t *testing.T, srv *devserver.Server, name string) string {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	if err != nil {
+		t.Fatalf("dial %s: %v", srv.HostPort(), err)
+	}
+	defer c.Close()
+	w := worker.New(c, "greet", worker.Options{})
+	w.RegisterWorkflow(greet)
+	if err := w.Start(); err != nil {
+		t.Fatalf("start worker: %v", err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: "greet"}, greet, name)
+	if err != nil {
+		t.Fatalf("start workflow: %v", err)
+	}
+	var out string
+	if err := run.Get(ctx, &out); err != nil {
+		t.Fatalf("workflow: %v", err)
+	}
+	return out
+}
+
+func TestStartRunStopStartAgain(t *testing.T) {
+	ctx := context.Background()
+	first, err := devserver.Start(ctx, devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runGreet(t, first, "one"); got != "hello one" {
+		t.Errorf("first server's workflow returned %q", got)
+	}
+	if err := first.Stop(); err != nil {
+		t.Fatalf("stop the first server: %v", err)
+	}
+	second, err := devserver.Start(ctx, devserver.Options{})
+	if err != nil {
+		t.Fatalf("a second server in the same process: %v", err)
+	}
+	defer func() {
+		if err := second.Stop(); err != nil {
+			t.Errorf("stop the second server: %v", err)
+		}
+	}()
+	if second.HostPort() == "" {
+		t.Fatal("no host:port")
+	}
+	if got := runGreet(t, second, "two"); got != "hello two" {
+		t.Errorf("second server's workflow returned %q", got)
+	}
+}
+
+func TestFileKeepsState(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "temporal.db")
+	srv, err := devserver.Start(ctx, devserver.Options{DBFile: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Started with no worker: the workflow waits in the file.
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kept", TaskQueue: "greet"}, greet, "file")
+	c.Close()
+	if err != nil {
+		t.Fatalf("start workflow: %v", err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+
+	srv, err = devserver.Start(ctx, devserver.Options{DBFile: db})
+	if err != nil {
+		t.Fatalf("start again on the same file: %v", err)
+	}
+	defer srv.Stop()
+	c, err = client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w := worker.New(c, "greet", worker.Options{})
+	w.RegisterWorkflow(greet)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var out string
+	if err := c.GetWorkflow(ctx, "kept", run.GetRunID()).Get(ctx, &out); err != nil {
+		t.Fatalf("the workflow started before the restart: %v", err)
+	}
+	if out != "hello file" {
+		t.Errorf("got %q", out)
+	}
+}
+
+func TestPortIsUsed(t *testing.T) {
+	first, err := devserver.Start(context.Background(), devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop()
+	_, port, _ := net.SplitHostPort(first.HostPort())
+	p, _ := strconv.Atoi(port)
+	second, err := devserver.Start(context.Background(), devserver.Options{Port: p})
+	if err == nil {
+		second.Stop()
+		t.Fatalf("a second server on the first one's port %d started", p)
+	}
+	if !strings.Contains(err.Error(), port) {
+		t.Errorf("the error does not name the port: %v", err)
+	}
+}
+
+// quiet is a client logger that drops everything.
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
