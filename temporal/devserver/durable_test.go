@@ -237,6 +237,7 @@ func TestWorkerKilledDuringWrite(t *testing.T) {
 	t.Logf("write cut: executions %q; outcome %s (%s); kill → next model request %v, kill → result %v",
 		got, res.ToolCalls[0].Outcome, res.ToolCalls[0].Error, resumedAt.Sub(killed).Round(time.Millisecond), done.Sub(killed).Round(time.Millisecond))
 	historyFigures(t, c, "crash-write")
+	saveHistory(t, c, "crash-write", "write-cut")
 }
 
 func TestWorkerKilledDuringRead(t *testing.T) {
@@ -270,6 +271,7 @@ func TestWorkerKilledDuringRead(t *testing.T) {
 		t.Fatalf("calls %+v, answer %q", res.ToolCalls, res.Output)
 	}
 	t.Logf("read cut: executions %q; kill → next model request %v", got, resumedAt.Sub(killed).Round(time.Millisecond))
+	saveHistory(t, c, "crash-read", "read-cut")
 }
 
 func TestApprovalAfterWorkerRestart(t *testing.T) {
@@ -315,6 +317,7 @@ func TestApprovalAfterWorkerRestart(t *testing.T) {
 	if err := temporal.Approve(ctx, c, "approval", pending[0].ID, true); err == nil {
 		t.Error("an answer to a finished run's call was accepted")
 	}
+	saveHistory(t, c, "approval", "approval")
 }
 
 // waitForEvent long-polls the run's history until an event of type typ is

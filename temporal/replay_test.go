@@ -1,0 +1,48 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/temporal/internal/testagent"
+)
+
+// TestReplayRecordedHistories replays the histories of real runs on the
+// embedded server (recorded by the devserver module's tests with -record):
+// a change to the workflow that would break runs already going fails here.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 4 {
+		t.Fatalf("%d recorded histories, want the 4 the devserver tests record", len(files))
+	}
+	agent, err := testagent.New(func(context.Context, string) (string, error) {
+		return "", errors.New("a replay runs no tool")
+	}, onion.WithModel(onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
+		return nil, errors.New("a replay asks no model")
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := newRuntime([]*onion.Agent{agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
+			if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
+				t.Fatalf("replay of %s: %v", f, err)
+			}
+		})
+	}
+}
