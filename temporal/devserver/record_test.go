@@ -89,4 +89,3 @@ func TestTenIterations(t *testing.T) {
 	historyFigures(t, c, "ten")
 	saveHistory(t, c, "ten", "ten-iterations")
 }
-
