@@ -7,6 +7,7 @@ replace github.com/onionkit/onion => ../
 require (
 	github.com/onionkit/onion v0.0.0-00010101000000-000000000000
 	go.temporal.io/sdk v1.50.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (

@@ -51,31 +51,31 @@ func saveHistory(t *testing.T, c client.Client, id, name string) {
 	}
 }
 
-// TestTenIterations runs ten rounds of tool calls (a read and a write
-// each) and reports the history's size.
-func TestTenIterations(t *testing.T) {
+// tenRounds runs ten rounds of tool calls (a read and a write each) with
+// opts and returns the result.
+func tenRounds(t *testing.T, id string, opts ...temporal.StartOption) (client.Client, *onion.Result) {
+	t.Helper()
 	var steps []oniontest.Step
 	for range 10 {
 		steps = append(steps, oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`), oniontest.Call("note", `{"Text":"counted"}`)))
 	}
 	steps = append(steps, oniontest.Text("Counted ten times."))
-	srv, model, c := crashSetup(t, steps...)
-	_ = srv
+	_, model, c := crashSetup(t, steps...)
 	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return tool + " done", nil },
 		onion.BaseURL(model.URL()), onion.APIKey("test"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := temporal.NewWorker(c, "ten", agent)
+	w, err := temporal.NewWorker(c, id, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer w.Stop()
+	t.Cleanup(w.Stop)
 	ctx := context.Background()
-	run, err := temporal.Start(ctx, c, "ten", testagent.Name, "Count A1 ten times", temporal.WorkflowID("ten"))
+	run, err := temporal.Start(ctx, c, id, testagent.Name, "Count A1 ten times", append(opts, temporal.WorkflowID(id))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +86,33 @@ func TestTenIterations(t *testing.T) {
 	if res.Iterations != 10 || len(res.ToolCalls) != 20 || res.Output != "Counted ten times." {
 		t.Fatalf("iterations %d, %d calls, answer %q", res.Iterations, len(res.ToolCalls), res.Output)
 	}
+	return c, res
+}
+
+// TestContinueAsNewOnServer runs the ten rounds with a history budget of
+// 60 events: the run continues as new several times and ends with every
+// call of every round.
+func TestContinueAsNewOnServer(t *testing.T) {
+	c, _ := tenRounds(t, "budget", temporal.HistoryBudget(60, 1<<30))
+	// The last run of the chain began from the state the one before it
+	// carried over.
+	it := c.GetWorkflowHistory(context.Background(), "budget", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	first, err := it.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := first.GetWorkflowExecutionStartedEventAttributes()
+	if attrs.GetContinuedExecutionRunId() == "" {
+		t.Fatal("the run never continued as new")
+	}
+	historyFigures(t, c, "budget")
+	saveHistory(t, c, "budget", "continued")
+}
+
+// TestTenIterations runs ten rounds of tool calls (a read and a write
+// each) and reports the history's size.
+func TestTenIterations(t *testing.T) {
+	c, _ := tenRounds(t, "ten")
 	historyFigures(t, c, "ten")
 	saveHistory(t, c, "ten", "ten-iterations")
 }
