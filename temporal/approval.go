@@ -44,11 +44,14 @@ type Decision struct {
 
 // handle sets the workflow's query, Update and signal handlers.
 func (r *wrun) handle(ctx workflow.Context) error {
+	workflowID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	if err := workflow.SetQueryHandler(ctx, pendingQuery, func() ([]onion.Call, error) {
 		calls := make([]onion.Call, 0, len(r.waiting))
 		for _, c := range r.waiting {
 			if _, answered := r.decisions[c.ID]; !answered {
-				calls = append(calls, onion.CallOf(r.st.RunID, c))
+				call := onion.CallOf(r.st.RunID, c)
+				call.IdempotencyKey = IdempotencyKey(workflowID, activityID(c)) // the key the tool will see
+				calls = append(calls, call)
 			}
 		}
 		return calls, nil

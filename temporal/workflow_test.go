@@ -370,7 +370,8 @@ func TestApprovalGranted(t *testing.T) {
 		}
 		u = send(e, Decision{CallID: "c1", Approved: true})
 	})
-	if len(pending) != 1 || pending[0].ID != "c1" || pending[0].Name != "refund" || string(pending[0].Arguments) != `{"Order":42}` {
+	if len(pending) != 1 || pending[0].ID != "c1" || pending[0].Name != "refund" || string(pending[0].Arguments) != `{"Order":42}` ||
+		pending[0].IdempotencyKey != "wf-1/tool/1/c1" {
 		t.Errorf("pending %+v", pending)
 	}
 	if !u.accepted || u.done != nil {
@@ -558,5 +559,12 @@ func TestUnknownAgentFailsTheRun(t *testing.T) {
 	e.ExecuteWorkflow(WorkflowName, in)
 	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), `no agent named "nobody"`) {
 		t.Errorf("workflow error %v", err)
+	}
+}
+
+func TestCancelWhileWaitingForApproval(t *testing.T) {
+	res, ran := approval(t, func(e *testsuite.TestWorkflowEnvironment) { e.CancelWorkflow() })
+	if ran != 0 || res.StopReason != loop.StopCanceled || outcomes(res) != "refund:skipped" {
+		t.Errorf("ran %d, stop %s, calls %s", ran, res.StopReason, outcomes(res))
 	}
 }
