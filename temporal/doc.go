@@ -40,6 +40,9 @@
 //	...
 //	res, err := temporal.Run(ctx, c, "agents", "support", "Refund order 42")
 //
+// Conversation returns a run's conversation, which History continues in
+// a new run.
+//
 // On one machine the server can be the embedded one of module
 // github.com/onionkit/onion/temporal/devserver; against a cluster or
 // Temporal Cloud only the client's HostPort (and TLS) change.
