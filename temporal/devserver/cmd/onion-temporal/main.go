@@ -22,7 +22,7 @@ import (
 func main() {
 	db := flag.String("db", "", "SQLite `file` to keep the server's state in across restarts (default: in memory)")
 	port := flag.Int("port", 7233, "frontend gRPC `port` on 127.0.0.1 (0 picks a free one)")
-	verbose := flag.Bool("v", false, "log the server's info messages, not only warnings and errors")
+	verbose := flag.Bool("v", false, "log the server's info messages and warnings, not only errors")
 	flag.Parse()
 	if err := run(*db, *port, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "onion-temporal:", err)
@@ -31,7 +31,8 @@ func main() {
 }
 
 func run(db string, port int, verbose bool) error {
-	level := slog.LevelWarn
+	// The server warns a good deal while it stops: errors only, unless -v.
+	level := slog.LevelError
 	if verbose {
 		level = slog.LevelInfo
 	}
