@@ -31,18 +31,27 @@ import (
 
 // The environment of a worker process.
 const (
-	envWorker = "ONION_TEST_WORKER"   // the server's host:port; set in a worker process
-	envModel  = "ONION_TEST_MODEL"    // the oniontest server's URL
-	envQueue  = "ONION_TEST_QUEUE"    // the task queue
-	envRecord = "ONION_TEST_RECORD"   // the file each tool execution is appended to
-	envBlock  = "ONION_TEST_BLOCK"    // tools that block until the worker dies
-	envGen    = "ONION_TEST_WORKER_N" // which worker process this is, from 1
+	envWorker  = "ONION_TEST_WORKER"   // the server's host:port; set in a worker process
+	envModel   = "ONION_TEST_MODEL"    // the oniontest server's URL
+	envQueue   = "ONION_TEST_QUEUE"    // the task queue
+	envRecord  = "ONION_TEST_RECORD"   // the file each tool execution is appended to
+	envBlock   = "ONION_TEST_BLOCK"    // tools that block until the worker dies
+	envGen     = "ONION_TEST_WORKER_N" // which worker process this is, from 1
+	envApprove = "ONION_TEST_APPROVE"  // the server's host:port; set in an approver process
+	envRunID   = "ONION_TEST_RUN"      // the workflow ID an approver answers
 )
 
 func TestMain(m *testing.M) {
 	if hp := os.Getenv(envWorker); hp != "" {
 		if err := serveWorker(hp); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if hp := os.Getenv(envApprove); hp != "" {
+		if err := approveFirst(hp, os.Getenv(envRunID)); err != nil {
+			fmt.Fprintln(os.Stderr, "approver:", err)
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -92,6 +101,33 @@ func serveWorker(hostPort string) error {
 	}
 	fmt.Println("ready")
 	return w.Run(make(chan any)) // until killed
+}
+
+// approveFirst is an approver process: it approves the first call that
+// the run id waits for, and says which on stdout.
+func approveFirst(hostPort, id string) error {
+	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pending, err := temporal.Pending(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if len(pending) != 1 {
+		return fmt.Errorf("%d calls wait, want 1: %+v", len(pending), pending)
+	}
+	if err := temporal.Approve(ctx, c, id, "nope", true); err == nil {
+		return errors.New("an unknown call ID was accepted")
+	}
+	if err := temporal.Approve(ctx, c, id, pending[0].ID, true); err != nil {
+		return err
+	}
+	fmt.Printf("approved %s %s\n", pending[0].Name, pending[0].Arguments)
+	return nil
 }
 
 // proc is a worker process and the lines it prints.
@@ -297,11 +333,16 @@ func TestApprovalAfterWorkerRestart(t *testing.T) {
 	if len(pending) != 1 || pending[0].Name != "refund" || string(pending[0].Arguments) != `{"Order":42}` {
 		t.Fatalf("pending %+v", pending)
 	}
-	if err := temporal.Approve(ctx, c, "approval", "nope", true); err == nil {
-		t.Error("an unknown call ID was accepted")
+	// A third process, neither worker, answers.
+	approver := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	approver.Env = append(os.Environ(), envApprove+"="+srv.HostPort(), envRunID+"=approval")
+	approver.Stderr = os.Stderr
+	out, err := approver.Output()
+	if err != nil {
+		t.Fatalf("the approver process: %v", err)
 	}
-	if err := temporal.Approve(ctx, c, "approval", pending[0].ID, true); err != nil {
-		t.Fatal(err)
+	if got := strings.TrimSpace(string(out)); got != `approved refund {"Order":42}` {
+		t.Errorf("the approver printed %q", got)
 	}
 	res, err := temporal.Result(ctx, run)
 	if err != nil {
