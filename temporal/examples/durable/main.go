@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,6 +29,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/temporal"
@@ -93,7 +95,9 @@ func main() {
 func run(hostPort, queue, id, prompt string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	c, err := client.Dial(client.Options{HostPort: hostPort})
+	// The SDK logs every activity by default: warnings only here.
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("dial %s (is the server running?): %w", hostPort, err)
 	}
