@@ -45,6 +45,26 @@
 // nobody knows whether it took effect. A call made after the server went
 // away, or after Close, fails plainly, since it never left the process.
 //
+// An onion server (mcpserver) keeps its outcomes across the door: an
+// isError result whose _meta says "io.github.onionkit/outcome":
+// "outcome_unknown" (a write cut off on the server by its timeout, a
+// panic, or a connection of its own that broke) is an error wrapping
+// onion.ErrOutcomeUnknown too, whose text is the server's reason
+// ("io.github.onionkit/reason"), so that this loop ends the call
+// outcome_unknown, skips the later writes of the response, and words it
+// as the server's loop did, once. Without a reason the result's text
+// stands in. Only isError results are read so, and other servers' results
+// never: an isError result without that key is a plain failure, whatever
+// its text says.
+//
+// A call that the server denied ("io.github.onionkit/outcome": "denied",
+// as when it needs approval and its server has no approver, since
+// mcpclient cannot be asked through elicitation) is a plain failure with
+// the server's denial text: it did not run, and a failed write skips the
+// later writes as a denied one does, but it was not this agent's user who
+// said no, so it is not recorded as this loop's denied. Give the server an
+// approver (mcpserver.Approver) for such tools.
+//
 // Errors name the server by its serverInfo name and how it was reached:
 // MCP server "mcp-servers/everything" (npx -y
 // @modelcontextprotocol/server-everything). A streamable HTTP server that

@@ -136,7 +136,7 @@ func TestRoundTrip(t *testing.T) {
 				),
 				oniontest.ToolCalls(oniontest.Call("get", `{"title":"plan"}`)),
 				oniontest.ToolCalls(oniontest.Call("get", `{"title":"nope"}`)),
-				oniontest.ToolCalls(oniontest.Call("explode", `{}`)),
+				oniontest.ToolCalls(oniontest.Call("explode", `{}`), oniontest.Call("save", `{"title":"late","body":"never"}`)),
 				oniontest.ToolCalls(oniontest.Call("titles", `{}`)),
 				oniontest.Text("done"),
 			)
@@ -160,11 +160,14 @@ func TestRoundTrip(t *testing.T) {
 			}
 			// A tool served and consumed back reads exactly like the local
 			// one: what onion.RunCall gives for it here. A write cut on the
-			// server (explode panics) is outcome_unknown there; its text
-			// comes back as the remote tool's failure.
-			remoteText := func(name, args string) string {
-				return onion.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{}).Output
+			// server (explode panics) is outcome_unknown there, and here
+			// too, in the same words, so the write after it in the same
+			// response is skipped and never reaches the server (titles
+			// still lists one note).
+			localCall := func(name, args string) onion.ToolCall {
+				return onion.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{})
 			}
+			exploded := localCall("explode", `{}`)
 			want := []struct {
 				name    string
 				outcome onion.Outcome
@@ -173,8 +176,9 @@ func TestRoundTrip(t *testing.T) {
 				{"save", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
 				{"add", onion.Succeeded, "42"},
 				{"get", onion.Succeeded, `{"title":"plan","body":"ship it"}`},
-				{"get", onion.Failed, remoteText("get", `{"title":"nope"}`)},
-				{"explode", onion.Failed, "error: " + remoteText("explode", `{}`)},
+				{"get", onion.Failed, localCall("get", `{"title":"nope"}`).Output},
+				{"explode", onion.OutcomeUnknown, exploded.Output},
+				{"save", onion.Skipped, ""},
 				{"titles", onion.Succeeded, `["plan"]`},
 			}
 			if len(res.ToolCalls) != len(want) {
@@ -182,9 +186,17 @@ func TestRoundTrip(t *testing.T) {
 			}
 			for i, w := range want {
 				got := res.ToolCalls[i]
-				if got.Name != w.name || got.Outcome != w.outcome || got.Output != w.output {
+				output := got.Output
+				if w.outcome == onion.Skipped && strings.HasPrefix(output, onion.SkippedPrefix) {
+					output = ""
+				}
+				if got.Name != w.name || got.Outcome != w.outcome || output != w.output {
 					t.Errorf("call %d = (%s, %s, %q), want (%s, %s, %q)", i, got.Name, got.Outcome, got.Output, w.name, w.outcome, w.output)
 				}
+			}
+			if got := res.ToolCalls[4]; got.Error != exploded.Error || strings.Count(got.Output, "outcome unknown") != 1 ||
+				strings.Count(got.Output, "it panicked: kaboom") != 1 || strings.Contains(got.Output, "error: ") {
+				t.Errorf("explode: output %q, error %q; want the server's words once, as the local %q, %q", got.Output, got.Error, exploded.Output, exploded.Error)
 			}
 			// What the model was sent: the last tool message before "done".
 			if msg := lastToolMessage(t, s); msg.Content != `["plan"]` {

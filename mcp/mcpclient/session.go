@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/internal/outcome"
 )
 
 // session is one connection to a server, shared by all its tools and
@@ -183,10 +184,27 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 		if text == "" {
 			text = fmt.Sprintf("%s reported an error without saying what went wrong", s.server)
 		}
-		// The server's text is written for the model: pass it on unchanged.
-		return nil, errors.New(text)
+		return nil, resultError(res, text)
 	}
 	return text, nil
+}
+
+// resultError is the error of an isError result whose text is text. An
+// onion server says in the result's _meta when a write was cut off mid-call
+// on its side: the error then wraps onion.ErrOutcomeUnknown, so that this
+// loop ends the call outcome_unknown too, and its text is the server's
+// reason, which the loop words exactly as the server's loop did. Any other
+// isError result, a denial on the server included, is a failure whose text
+// is the server's, written for the model and passed on unchanged.
+func resultError(res *mcp.CallToolResult, text string) error {
+	o, reason := outcome.Of(res)
+	if o != onion.OutcomeUnknown {
+		return errors.New(text)
+	}
+	if reason == "" {
+		reason = text
+	}
+	return &plainError{text: reason, wrapped: []error{onion.ErrOutcomeUnknown}}
 }
 
 // callError classifies a failed tools/call. The caller's context ending is

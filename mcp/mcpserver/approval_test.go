@@ -92,12 +92,15 @@ func callPay(t *testing.T, cs *mcp.ClientSession) *mcp.CallToolResult {
 	return res
 }
 
-// wantDenied checks that res is the loop's denial and that the tool never
-// ran.
+// wantDenied checks that res is the loop's denial, says so in its _meta,
+// and that the tool never ran.
 func wantDenied(t *testing.T, res *mcp.CallToolResult, runs *atomic.Int32) {
 	t.Helper()
 	if !res.IsError || text(t, res) != onion.DeniedText || runs.Load() != 0 {
 		t.Errorf("isError %v, text %q, runs %d; want the call denied with %q and never run", res.IsError, text(t, res), runs.Load(), onion.DeniedText)
+	}
+	if o := res.Meta["io.github.onionkit/outcome"]; o != "denied" {
+		t.Errorf("_meta outcome %v, want denied", o)
 	}
 }
 

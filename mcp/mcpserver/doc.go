@@ -30,10 +30,22 @@
 // Failures are results, not protocol errors, so the model on the other side
 // can correct itself: arguments that do not fit the schema, an error the
 // tool returns, a panic and a timeout all come back with isError: true and
-// the text onion's own loop shows its model, such as "error: …" for a
-// failed call, or, for a write or delete cut off mid-call, that its outcome
-// is unknown and should be checked before calling again. A panic never
+// the text onion's own loop shows its model (less the "error: " that
+// begins a failed call's, which isError says), or, for a write or delete
+// cut off mid-call, that its outcome is unknown and should be checked
+// before calling again. A panic never
 // takes the server down.
+//
+// isError alone says "failed", so the two outcomes it would misreport are
+// also written in the result's _meta, for a client that keeps onion's
+// outcomes (mcpclient does; any other peer reads a plain isError result):
+//
+//	"io.github.onionkit/outcome"  "outcome_unknown" (a write or delete cut
+//	                              off mid-call) or "denied"
+//	"io.github.onionkit/reason"   why: "it panicked: kaboom", "it timed out
+//	                              after 30s", "the approver said no"
+//
+// A failed call, a read cut off and a success carry neither key.
 //
 // A call that needs approval (RequireApproval, ApproveIf, //onion:approve)
 // runs only once someone says yes, as in the loop. By default the MCP

@@ -11,13 +11,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/internal/outcome"
 )
 
 // handler runs t for one tools/call through onion.RunCall, the one way
 // onion runs a call: approval (decided by g), the tool under the timeout,
 // panics and timeouts turned into outcomes. Every call that does not
 // succeed is an isError result with the text onion's loop gives its model,
-// never a protocol error: the peer's model must read it.
+// never a protocol error: the peer's model must read it. A call that ended
+// outcome_unknown or denied also says so in the result's _meta, for a peer
+// that keeps onion's outcomes (see outcomeOf).
 func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var question *mcp.CallToolResult
@@ -31,6 +34,9 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: wireText(tc)}}}
 		if tc.Outcome != onion.Succeeded {
 			res.IsError = true
+			if o, reason, ok := outcomeOf(tc); ok {
+				outcome.Set(res, o, reason)
+			}
 			return res, nil
 		}
 		if s := structured(t, tc.Output, wrap); s != nil {
@@ -49,6 +55,24 @@ func wireText(tc onion.ToolCall) string {
 		return strings.TrimPrefix(tc.Output, "error: ")
 	}
 	return tc.Output
+}
+
+// outcomeOf is the outcome tc's isError result carries in its _meta, and
+// why, when isError alone would mislead: a write cut off mid-call may
+// have taken effect (outcome_unknown), and a denied call did not fail but
+// was not allowed to run. A failed call carries nothing: isError says it.
+// The reason of a cut call is the one onion's outcome_unknown text puts in
+// parentheses, without the "the tool was cut off: " of tc.Error, so that
+// an onion client that ends the call outcome_unknown in its own loop
+// words it the same, once.
+func outcomeOf(tc onion.ToolCall) (o onion.Outcome, reason string, ok bool) {
+	switch tc.Outcome {
+	case onion.OutcomeUnknown:
+		return tc.Outcome, strings.TrimPrefix(tc.Error, "the tool was cut off: "), true
+	case onion.Denied:
+		return tc.Outcome, tc.Error, true
+	}
+	return "", "", false
 }
 
 // call is the onion.Call of a tools/call of t. The SDK does not hand a
