@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/internal/mcptest"
 	"github.com/onionkit/onion/mcp/mcpclient"
 	"github.com/onionkit/onion/mcp/mcpserver"
 	"github.com/onionkit/onion/oniontest"
@@ -170,5 +171,44 @@ func TestDeniedOnTheServer(t *testing.T) {
 	}
 	if got := res.ToolCalls[0]; got.Outcome != onion.Failed || got.Output != "error: "+onion.DeniedText || runs.Load() != 0 {
 		t.Errorf("pay = (%s, %q), runs %d; want failed with the server's denial, never run", got.Outcome, got.Output, runs.Load())
+	}
+}
+
+// TestOutcomeThroughTwoDoors serves mcpclient's tools again with
+// mcpserver, as a proxy does, and calls them through both: a write cut
+// off on the first server still ends outcome_unknown, in the very words
+// of a local call.
+func TestOutcomeThroughTwoDoors(t *testing.T) {
+	ctx := context.Background()
+	first, err := mcpclient.Tools(ctx, serveInMemory(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeTools(first) })
+	proxy, err := mcpserver.New(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := proxy.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close(); ss.Wait() })
+	second, err := mcpclient.Tools(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeTools(second) })
+
+	explode := toolMap(second)["explode"]
+	got := onion.RunCall(ctx, explode, onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+	local, err := onion.ToolsFrom(mcptest.NewNotes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := onion.RunCall(ctx, toolMap(local)["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+	if got.Outcome != onion.OutcomeUnknown || got.Output != want.Output || got.Error != want.Error {
+		t.Errorf("explode through two doors = (%s, %q, %q), want (%s, %q, %q)", got.Outcome, got.Output, got.Error, want.Outcome, want.Output, want.Error)
 	}
 }
