@@ -61,7 +61,6 @@ func init() {
 			{Name: "ddgTarget", Doc: []string{"ddgTarget decodes a result link: //duckduckgo.com/l/?uddg=<target>", `becomes the target. Ad links (/y.js) and anything not http(s) give "".`}, Params: []string{"href"}},
 			{Name: "webHTMLHasClass", Params: []string{"n", "class"}},
 			{Name: "webHTMLAttr", Params: []string{"n", "key"}},
-			{Name: "webHTMLText", Doc: []string{"webHTMLText returns the text below n with its white space collapsed."}, Params: []string{"n"}},
 			{Name: "SearXNG", Doc: []string{"SearXNG returns a provider that searches a SearXNG instance at baseURL", "(for example http://localhost:8080) through its JSON API,", "GET {baseURL}/search?q=...&format=json. The instance must allow the json", "format (search.formats in its settings.yml)."}, Params: []string{"baseURL", "opts"}},
 			{Name: "searxng.Search", Params: []string{"ctx", "query", "max"}},
 			{Name: "Tavily", Doc: []string{"Tavily returns a provider that searches with the Tavily API,", "POST https://api.tavily.com/search with a JSON body and apiKey as a", "bearer token."}, Params: []string{"apiKey", "opts"}},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/onionkit/onion/builtin/internal/htmltext"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -74,10 +75,10 @@ func ddgResult(div *html.Node) (SearchResult, bool) {
 		if n.Type == html.ElementNode {
 			switch {
 			case n.DataAtom == atom.A && webHTMLHasClass(n, "result__a") && href == "":
-				href, r.Title = webHTMLAttr(n, "href"), webHTMLText(n)
+				href, r.Title = webHTMLAttr(n, "href"), htmltext.Text(n)
 				return
 			case webHTMLHasClass(n, "result__snippet") && r.Snippet == "":
-				r.Snippet = webHTMLText(n)
+				r.Snippet = htmltext.Text(n)
 				return
 			}
 		}
@@ -127,23 +128,4 @@ func webHTMLAttr(n *html.Node, key string) string {
 		}
 	}
 	return ""
-}
-
-// webHTMLText returns the text below n with its white space collapsed.
-func webHTMLText(n *html.Node) string {
-	if n == nil {
-		return ""
-	}
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
 }

@@ -23,7 +23,6 @@ func init() {
 			{Name: "bodyToUTF8", Doc: []string{"bodyToUTF8 converts HTML and text bodies in another declared or sniffed", "charset to UTF-8 and drops a rune cut in half at the end. JSON is UTF-8", "by definition."}, Params: []string{"data", "ctype"}},
 			{Name: "readableMarkdown", Doc: []string{"readableMarkdown extracts an HTML page's main content as Markdown. When", "go-readability finds no article, the whole body is converted."}, Params: []string{"ctx", "page", "pageURL"}},
 			{Name: "webHTMLFind", Params: []string{"n", "a"}},
-			{Name: "webHTMLText", Doc: []string{"webHTMLText returns the text below n with its white space collapsed."}, Params: []string{"n"}},
 			{Name: "webByteSize", Doc: []string{`webByteSize formats n for people: "2 MiB", "512 KiB", "100 bytes".`}, Params: []string{"n"}},
 		},
 		Types: []srcdoc.Type{

@@ -22,6 +22,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin/internal/htmltext"
 	"github.com/onionkit/onion/builtin/internal/netpolicy"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -382,7 +383,7 @@ func readableMarkdown(ctx context.Context, page []byte, pageURL *url.URL) (title
 		if err != nil {
 			return "", "", err
 		}
-		node, title = webHTMLFind(doc, atom.Body), webHTMLText(webHTMLFind(doc, atom.Title))
+		node, title = webHTMLFind(doc, atom.Body), htmltext.Text(webHTMLFind(doc, atom.Title))
 		if node == nil {
 			node = doc
 		}
@@ -416,25 +417,6 @@ func webHTMLFind(n *html.Node, a atom.Atom) *html.Node {
 		}
 	}
 	return nil
-}
-
-// webHTMLText returns the text below n with its white space collapsed.
-func webHTMLText(n *html.Node) string {
-	if n == nil {
-		return ""
-	}
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // webByteSize formats n for people: "2 MiB", "512 KiB", "100 bytes".
