@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,9 +13,12 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/loop"
+	"github.com/onionkit/onion/temporal/internal/testagent"
 )
 
 // recorder counts the hooks called, by name, and keeps what they saw.
@@ -44,6 +48,8 @@ func (r *recorder) hooks() onion.Hooks {
 			return nil
 		},
 		BeforeTool: func(context.Context, onion.ToolEvent) error { add("BeforeTool"); return nil },
+		OnComplete: func(context.Context, *onion.Result) { add("OnComplete") },
+		OnError:    func(context.Context, error) { add("OnError") },
 		AfterTool: func(_ context.Context, e onion.ToolEvent) error {
 			add("AfterTool")
 			r.mu.Lock()
@@ -81,7 +87,7 @@ func TestHooksFireOncePerModelRequestAndToolCall(t *testing.T) {
 	if res.Output != "12 left" || len(m.sent()) != 3 || n.Load() != 2 {
 		t.Fatalf("answer %q after %d requests and %d tool runs", res.Output, len(m.sent()), n.Load())
 	}
-	for name, want := range map[string]int{"BeforeModel": 2, "AfterModel": 2, "BeforeTool": 1, "AfterTool": 1} {
+	for name, want := range map[string]int{"BeforeModel": 2, "AfterModel": 2, "BeforeTool": 1, "AfterTool": 1, "OnComplete": 1, "OnError": 0} {
 		if got := rec.count(name); got != want {
 			t.Errorf("%s called %d times, want %d", name, got, want)
 		}
@@ -96,13 +102,20 @@ func TestHooksFireOncePerModelRequestAndToolCall(t *testing.T) {
 }
 
 // TestBeforeModelHookErrorStopsTheRun: as with Run, a hook's error ends
-// the run with that error, and the model is not asked.
+// the run with that error, the model is not asked, and OnError hears it.
 func TestBeforeModelHookErrorStopsTheRun(t *testing.T) {
 	m := &scripted{replies: []func(*onion.Request) (*onion.Response, error){text("never")}}
-	hooks := onion.Hooks{BeforeModel: func(context.Context, onion.ModelEvent) error { return errors.New("over budget") }}
+	var ended error
+	hooks := onion.Hooks{
+		BeforeModel: func(context.Context, onion.ModelEvent) error { return errors.New("over budget") },
+		OnError:     func(_ context.Context, err error) { ended = err },
+	}
 	res := result(t, env(t, newAgent(t, m, hooks)), input("hi"))
 	if len(m.sent()) != 0 || res.StopReason != loop.StopFailed || !strings.Contains(res.Error, "BeforeModel hook: over budget") {
 		t.Errorf("%d requests, stop %s, error %q", len(m.sent()), res.StopReason, res.Error)
+	}
+	if ended == nil || !strings.Contains(ended.Error(), "over budget") {
+		t.Errorf("OnError got %v", ended)
 	}
 }
 
@@ -220,5 +233,39 @@ func TestActivitiesLogWithTheAgentsLogger(t *testing.T) {
 	want := "model request failed, retrying; model request; tool call attempt; model request"
 	if got != want {
 		t.Errorf("the agent's logger got %q, want %q", got, want)
+	}
+}
+
+// TestReplayCallsNoHook: replaying recorded histories (which hold tool
+// calls, approvals and finished runs) calls none of the agent's hooks.
+func TestReplayCallsNoHook(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded histories: %v", err)
+	}
+	var rec recorder
+	agent, err := testagent.New(func(context.Context, string) (string, error) {
+		return "", errors.New("a replay runs no tool")
+	}, onion.WithModel(onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
+		return nil, errors.New("a replay asks no model")
+	})), rec.hooks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := newRuntime([]*onion.Agent{agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		r := worker.NewWorkflowReplayer()
+		r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
+		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
+			t.Fatalf("replay of %s: %v", f, err)
+		}
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.counts) != 0 {
+		t.Errorf("replaying %d histories called hooks %v", len(files), rec.counts)
 	}
 }

@@ -69,6 +69,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		for _, e := range effects {
 			switch e.Kind {
 			case loop.Finish:
+				r.endHooks(ctx, *e.Result)
 				return fitResult(*e.Result), nil
 			case loop.Emit:
 				r.log(ctx, e)
@@ -165,6 +166,27 @@ func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect) {
 		if err := hook(context.Background(), te); err != nil {
 			workflow.GetLogger(ctx).Error("onion: "+name+" hook failed; a durable run goes on", "agent", r.in.Agent,
 				"tool", e.Call.Name, "call", e.Call.ID, "error", err.Error())
+		}
+	}
+}
+
+// endHooks calls the agent's OnError hooks when the run stopped early, or
+// its OnComplete hooks when it ended with an answer, except while the
+// workflow replays.
+func (r *wrun) endHooks(ctx workflow.Context, res loop.Result) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	var err error
+	if res.StopReason == loop.StopFailed || res.StopReason == loop.StopCanceled {
+		err = fmt.Errorf("temporal: run %s stopped (%s): %s", res.RunID, res.StopReason, res.Error)
+	}
+	for _, h := range r.agent.RunConfig().Hooks {
+		if err != nil && h.OnError != nil {
+			h.OnError(context.Background(), err)
+		}
+		if err == nil && h.OnComplete != nil {
+			h.OnComplete(context.Background(), onion.ResultOf(res))
 		}
 	}
 }
