@@ -37,7 +37,7 @@ func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*
 			}
 			return resp, nil
 		}
-		retry, after := retryable(err)
+		retry, after := Retryable(err)
 		if ctx.Err() != nil || attempt >= a.cfg.retries || !retry || spoke {
 			return nil, err
 		}
@@ -55,9 +55,15 @@ func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*
 	}
 }
 
-// retryable reports whether a failed model request may succeed if sent
-// again, and how long the server asked to wait.
-func retryable(err error) (bool, time.Duration) {
+// Retryable reports whether a failed model request, err being what
+// LanguageModel.Generate returned, may succeed if sent again, and how long
+// the server asked to wait first (its Retry-After; 0 when it did not say).
+// It is the rule an Agent retries by: a *ModelError says it itself (rate
+// limits and server errors yes, other client errors no); otherwise only a
+// network failure (a lost connection, a reply cut short) is, never the
+// caller's own cancellation or deadline. A runtime that retries model requests its own way uses it
+// to retry what an Agent would.
+func Retryable(err error) (retry bool, after time.Duration) {
 	var me *ModelError
 	if errors.As(err, &me) {
 		return me.Retryable, me.RetryAfter

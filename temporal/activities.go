@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -23,26 +23,53 @@ import (
 type modelInput struct {
 	Agent   string        `json:"agent"`
 	Request *loop.Request `json:"request"`
-	// MaxRetryAfter bounds the server's Retry-After: past it the request
-	// fails with the server's words.
-	MaxRetryAfter time.Duration `json:"max_retry_after"`
+	// The run and the round of the request, for the hooks and the log.
+	RunID     string `json:"run_id,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
 }
 
-// modelErrorType is the ApplicationError type of a failed model request.
-const modelErrorType = "onion.ModelError"
+// The ApplicationError types of a failed model request, and of a hook's
+// error, which stops the run.
+const (
+	modelErrorType = "onion.ModelError"
+	hookErrorType  = "onion.HookError"
+)
 
-// model sends one request to the agent's model. A failure that may pass
-// when sent again is a retryable error, with the server's Retry-After as
-// the next retry's delay; any other is not retryable.
+// model sends one request to the agent's model, calling the agent's
+// BeforeModel hooks before its first attempt and its AfterModel hooks
+// after the reply, and logging it with the agent's logger. A failure that
+// may pass when sent again (onion.Retryable) is a retryable error, with
+// the server's Retry-After as the next retry's delay; any other is not
+// retryable. A hook's error is not retryable either, and stops the run.
 func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, error) {
 	a, err := rt.agent(in.Agent)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), modelErrorType, nil)
 	}
 	defer heartbeat(ctx)()
+	rc := a.RunConfig()
+	attempt := int(activity.GetInfo(ctx).Attempt)
+	me := onion.ModelEvent{RunID: in.RunID, Iteration: in.Iteration, WithTools: len(in.Request.Tools) > 0}
+	if attempt == 1 {
+		// Once per request, as Run calls them: a retry is the same request.
+		for _, h := range rc.Hooks {
+			if h.BeforeModel != nil {
+				if err := h.BeforeModel(ctx, me); err != nil {
+					return nil, hookFailure("BeforeModel", err)
+				}
+			}
+		}
+	}
+	start := time.Now()
 	resp, err := a.LanguageModel().Generate(ctx, in.Request, nil)
 	if err != nil {
-		return nil, modelFailure(err, in.MaxRetryAfter)
+		f := modelFailure(err, rc.MaxRetryAfter)
+		var app *temporal.ApplicationError
+		if errors.As(f, &app) && !app.NonRetryable() && attempt <= rc.Retries {
+			rc.Logger.LogAttrs(ctx, slog.LevelWarn, "model request failed, retrying", slog.String("agent", in.Agent),
+				slog.String("run", in.RunID), slog.Int("attempt", attempt), slog.String("error", err.Error()))
+		}
+		return nil, f
 	}
 	if resp == nil {
 		return nil, temporal.NewNonRetryableApplicationError("the model returned no response and no error", modelErrorType, nil)
@@ -50,31 +77,44 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 	if n := payloadSize(resp); n > maxPayload {
 		return nil, temporal.NewNonRetryableApplicationError(tooLarge("the model's reply", n), modelErrorType, nil)
 	}
+	u := resp.Usage
+	u.Requests = 1
+	me.Text, me.ToolCalls, me.Duration, me.Usage = resp.Message.Content, len(resp.Message.ToolCalls), time.Since(start), u
+	rc.Logger.LogAttrs(ctx, slog.LevelInfo, "model request",
+		slog.String("agent", in.Agent), slog.String("run", in.RunID), slog.Int("iteration", me.Iteration),
+		slog.Int("attempt", attempt), slog.Duration("duration", me.Duration), slog.Int("tool_calls", me.ToolCalls),
+		slog.Int("prompt_tokens", u.PromptTokens), slog.Int("completion_tokens", u.CompletionTokens))
+	for _, h := range rc.Hooks {
+		if h.AfterModel != nil {
+			if err := h.AfterModel(ctx, me); err != nil {
+				return nil, hookFailure("AfterModel", err)
+			}
+		}
+	}
 	return resp, nil
 }
 
+// hookFailure is a hook's error as an activity reports it: not retried,
+// and the end of the run.
+func hookFailure(hook string, err error) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("onion: %s hook: %v", hook, err), hookErrorType, nil)
+}
+
 // modelFailure is err as the activity reports it, so that Temporal retries
-// exactly what the live agent would.
+// exactly what the live agent would: what onion.Retryable says, waiting
+// the server's Retry-After up to maxRetryAfter.
 func modelFailure(err error, maxRetryAfter time.Duration) error {
 	msg := err.Error()
-	var me *onion.ModelError
-	if !errors.As(err, &me) {
-		// Not described by the wire: only a network error may pass later.
-		var ne net.Error
-		if errors.As(err, &ne) {
-			return temporal.NewApplicationError(msg, modelErrorType)
-		}
-		return temporal.NewNonRetryableApplicationError(msg, modelErrorType, nil)
-	}
+	retry, after := onion.Retryable(err)
 	switch {
-	case !me.Retryable:
+	case !retry:
 		return temporal.NewNonRetryableApplicationError(msg, modelErrorType, nil)
-	case me.RetryAfter > maxRetryAfter:
+	case after > maxRetryAfter:
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"the server asked to wait %v before sending the request again, longer than %v: %s", me.RetryAfter, maxRetryAfter, msg),
+			"the server asked to wait %v before sending the request again, longer than %v: %s", after, maxRetryAfter, msg),
 			modelErrorType, nil)
 	}
-	return temporal.NewApplicationErrorWithOptions(msg, modelErrorType, temporal.ApplicationErrorOptions{NextRetryDelay: me.RetryAfter})
+	return temporal.NewApplicationErrorWithOptions(msg, modelErrorType, temporal.ApplicationErrorOptions{NextRetryDelay: after})
 }
 
 // toolInput is the input of the tool activity: one attempt of one call.
@@ -111,9 +151,11 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 	if limit <= 0 {
 		limit = a.Loop().Config().MaxOutput
 	}
+	start := time.Now()
 	stop := heartbeat(ctx)
 	d := cfg.Attempt(ctx, t, c, in.Call.Arguments)
 	stop()
+	logAttempt(ctx, a.RunConfig().Logger, in, c.Attempt, d, time.Since(start))
 	d.CallID = in.Call.ID
 	d.Output, d.Error = loop.Cap(d.Output, limit), loop.Cap(d.Error, limit)
 	if n := payloadSize(d); n > maxPayload {
@@ -122,6 +164,20 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 			Error: tooLarge("the tool's result", n) + "; the tool ran, but its result cannot be kept: lower MaxToolOutput"}
 	}
 	return d, nil
+}
+
+// logAttempt logs one attempt of a call with the agent's logger. The
+// call's outcome, once its last attempt is known, the workflow logs.
+func logAttempt(ctx context.Context, l *slog.Logger, in toolInput, attempt int, d loop.Done, took time.Duration) {
+	if !l.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("agent", in.Agent), slog.String("run", in.RunID), slog.String("tool", in.Call.Name),
+		slog.String("call_id", in.Call.ID), slog.Int("attempt", attempt), slog.Duration("duration", took)}
+	if d.Failure != "" {
+		attrs = append(attrs, slog.String("failure", string(d.Failure)), slog.String("error", d.Error))
+	}
+	l.LogAttrs(ctx, slog.LevelInfo, "tool call attempt", attrs...)
 }
 
 // IdempotencyKey is the key a tool reads in onion.CallInfo(ctx) during a

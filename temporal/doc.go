@@ -5,10 +5,20 @@
 // The workflow drives the agent's own loop (package loop), the same rules
 // Agent.Run follows; what changes is who carries out its effects:
 //
-//   - Each model request is an activity, retried with backoff. A 429 or 5xx
+//   - Each model request is an activity, retried as the agent retries
+//     (its Retries, RetryBackoff and MaxRetryAfter; ModelRetries may
+//     override the count) what onion.Retryable says may pass: a 429 or 5xx
 //     that says Retry-After waits that long (NextRetryDelay); any other
 //     4xx is not retried. The model client is the worker's agent's, so no
 //     API key ever enters the workflow history.
+//   - The agent's hooks are called once each, never on replay: BeforeModel
+//     and AfterModel in the model activity (a retry is the same request;
+//     their error stops the run), BeforeTool and AfterTool by the workflow
+//     when a call starts and when it has its outcome, and OnComplete or
+//     OnError when the run ends. The workflow's hooks run inside a
+//     workflow task, so they must be quick, and their error is logged
+//     without stopping the run (only what the history records may change a
+//     run's course). The activities log with the agent's Logger.
 //   - Each tool call is an activity that heartbeats on a timer while the
 //     tool runs, so a lost worker is noticed within the heartbeat timeout
 //     (30 s unless HeartbeatTimeout says otherwise). The tool's own

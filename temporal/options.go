@@ -34,8 +34,7 @@ type settings struct {
 	QueueTimeout     time.Duration `json:"queue_timeout"`
 	ToolTimeout      time.Duration `json:"tool_timeout,omitempty"` // 0: from the agent's ToolTimeout
 	ModelTimeout     time.Duration `json:"model_timeout"`
-	ModelRetries     int           `json:"model_retries"`
-	MaxRetryAfter    time.Duration `json:"max_retry_after"`
+	ModelRetries     *int          `json:"model_retries,omitempty"` // nil: the agent's onion.Retries
 	LostWorker       int           `json:"lost_worker_attempts"`
 	HistoryEvents    int           `json:"history_events"`
 	HistoryBytes     int           `json:"history_bytes"`
@@ -47,8 +46,6 @@ func defaultSettings() settings {
 		ApprovalTimeout:  24 * time.Hour,
 		QueueTimeout:     time.Hour,
 		ModelTimeout:     10 * time.Minute,
-		ModelRetries:     3,
-		MaxRetryAfter:    5 * time.Minute,
 		LostWorker:       3,
 		HistoryEvents:    10_000,
 		HistoryBytes:     8 << 20,
@@ -116,13 +113,13 @@ func ModelTimeout(d time.Duration) StartOption {
 }
 
 // ModelRetries sets how many times a failed model request is sent again
-// when it may succeed (default 3, as onion.Retries).
+// when it may succeed. The default is the agent's own onion.Retries.
 func ModelRetries(n int) StartOption {
 	return startOptionFunc(func(c *startConfig) error {
 		if n < 0 {
 			return fmt.Errorf("temporal.ModelRetries(%d): must not be negative", n)
 		}
-		c.settings.ModelRetries = n
+		c.settings.ModelRetries = &n
 		return nil
 	})
 }

@@ -1,9 +1,11 @@
 package temporal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -42,6 +44,7 @@ type wrun struct {
 	// the answers they got.
 	waiting   []loop.Call
 	decisions map[string]Decision
+	hooksOff  bool // a hook failed: no more hooks
 }
 
 func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
@@ -66,15 +69,18 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		for _, e := range effects {
 			switch e.Kind {
 			case loop.Finish:
+				r.endHooks(ctx, *e.Result)
 				return fitResult(*e.Result), nil
 			case loop.Emit:
 				r.log(ctx, e)
+				r.toolHooks(ctx, e)
 			case loop.AskModel:
 				if r.inflight == 0 && r.asked > 0 && r.historyFull(ctx) {
 					return loop.Result{}, r.continueAsNew(ctx)
 				}
 				r.asked++
-				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.askModel(ctx, e.Request) })
+				iteration := r.st.Iteration
+				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.askModel(ctx, e.Request, iteration) })
 			case loop.RunCall:
 				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.runCall(ctx, e.Call, e.Wait) })
 			case loop.AskApproval:
@@ -138,6 +144,53 @@ func (r *wrun) log(ctx workflow.Context, e loop.Effect) {
 	}
 }
 
+// toolHooks calls the agent's BeforeTool hooks when a call starts (to
+// run, or to wait for approval) and its AfterTool hooks when it has its
+// outcome, as Run does, except while the workflow replays, so that each
+// is called once. They run in the workflow task and must return quickly.
+// Only what the history records may change a run's course, so a tool
+// hook's error is logged and the run goes on.
+func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect) {
+	if r.hooksOff || workflow.IsReplaying(ctx) || (e.Event != loop.EventToolStarted && e.Event != loop.EventToolFinished) {
+		return
+	}
+	te := onion.ToolEvent{RunID: r.st.RunID, Call: onion.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]}
+	for _, h := range r.agent.RunConfig().Hooks {
+		name, hook := "BeforeTool", h.BeforeTool
+		if e.Event == loop.EventToolFinished {
+			name, hook = "AfterTool", h.AfterTool
+		}
+		if hook == nil {
+			continue
+		}
+		if err := hook(context.Background(), te); err != nil {
+			workflow.GetLogger(ctx).Error("onion: "+name+" hook failed; a durable run goes on", "agent", r.in.Agent,
+				"tool", e.Call.Name, "call", e.Call.ID, "error", err.Error())
+		}
+	}
+}
+
+// endHooks calls the agent's OnError hooks when the run stopped early, or
+// its OnComplete hooks when it ended with an answer, except while the
+// workflow replays.
+func (r *wrun) endHooks(ctx workflow.Context, res loop.Result) {
+	if workflow.IsReplaying(ctx) {
+		return
+	}
+	var err error
+	if res.StopReason == loop.StopFailed || res.StopReason == loop.StopCanceled {
+		err = fmt.Errorf("temporal: run %s stopped (%s): %s", res.RunID, res.StopReason, res.Error)
+	}
+	for _, h := range r.agent.RunConfig().Hooks {
+		if err != nil && h.OnError != nil {
+			h.OnError(context.Background(), err)
+		}
+		if err == nil && h.OnComplete != nil {
+			h.OnComplete(context.Background(), onion.ResultOf(res))
+		}
+	}
+}
+
 // historyFull reports whether the run should continue as new before its
 // next model request.
 func (r *wrun) historyFull(ctx workflow.Context) bool {
@@ -160,26 +213,36 @@ func (r *wrun) continueAsNew(ctx workflow.Context) error {
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
-// askModel sends one model request, with the retries of its activity.
-func (r *wrun) askModel(ctx workflow.Context, req *loop.Request) loop.Input {
+// askModel sends one model request, with the retries of its activity:
+// the agent's Retries (unless ModelRetries says otherwise) and backoff.
+func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) loop.Input {
 	s := r.in.Settings
-	in := modelInput{Agent: r.in.Agent, Request: req, MaxRetryAfter: s.MaxRetryAfter}
+	in := modelInput{Agent: r.in.Agent, Request: req, RunID: r.st.RunID, Iteration: iteration}
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return stopFailed(tooLarge("the conversation sent to the model", n) + ": start a new run with a shorter history")
 	}
-	cfg := r.lp.Config()
+	rc := r.agent.RunConfig()
+	retries := rc.Retries
+	if s.ModelRetries != nil {
+		retries = *s.ModelRetries
+	}
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: s.ModelTimeout,
 		HeartbeatTimeout:    s.HeartbeatTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    max(cfg.BackoffMin, time.Millisecond),
+			InitialInterval:    max(rc.BackoffMin, time.Millisecond),
 			BackoffCoefficient: 2,
-			MaximumInterval:    max(cfg.BackoffMax, time.Millisecond),
-			MaximumAttempts:    int32(s.ModelRetries + 1),
+			MaximumInterval:    max(rc.BackoffMax, time.Millisecond),
+			MaximumAttempts:    int32(min(retries, math.MaxInt32-1) + 1),
 		},
 	})
 	var resp loop.Response
 	if err := workflow.ExecuteActivity(ctx, modelActivity, in).Get(ctx, &resp); err != nil {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == hookErrorType {
+			r.hooksOff = true
+			return stopFailed(app.Message())
+		}
 		return stopFailed("model request failed: " + cause(err))
 	}
 	return loop.Input{Reply: &resp}
