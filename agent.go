@@ -61,6 +61,7 @@ type config struct {
 	maxRetryAfter time.Duration
 	logger        *slog.Logger
 	hooks         []Hooks
+	instruments   []Instrument // see WithInstrument
 	keepTools     bool
 	strict        bool
 	maxParallel   int

@@ -27,7 +27,9 @@ func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*R
 	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
 	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{})}
 	r.g.SetLimit(a.cfg.maxParallel)
+	r.startRun(prompt)
 	res, err := r.drive(effects)
+	r.endRun(res, err)
 	if err == nil {
 		a.remember(st.Messages[st.Start:], prompt, res.Output)
 	}
@@ -74,6 +76,7 @@ type liveRun struct {
 	err      error // the error the run ends with
 	hooksOff bool  // a hook failed: no more hooks
 	result   *loop.Result
+	tools    map[string]context.Context // the contexts of the calls started, by ID, with instruments
 }
 
 func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
@@ -188,7 +191,9 @@ func (r *liveRun) askModel(req *Request) {
 	if r.events != nil {
 		emit = func(e Event) { r.events <- e }
 	}
-	resp, err := a.generate(r.ctx, req, emit)
+	ctx := r.startModel(req)
+	resp, err := a.generate(ctx, req, emit)
+	r.endModel(ctx, resp, err)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			r.stop(loop.StopCanceled, r.ctx.Err())
@@ -222,12 +227,13 @@ func (r *liveRun) approve(c loop.Call) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
 	cfg := r.a.CallConfig()
+	ctx := r.toolCtx(c.ID)
 	r.inflight++
 	r.g.Go(func() error {
 		// Sent however the approver ends, runtime.Goexit included.
 		a := &loop.Approval{CallID: c.ID, Reason: "approver failed: it ended its goroutine (runtime.Goexit) without answering"}
 		defer func() { r.inputs <- loop.Input{Approval: a} }()
-		ok, reason := cfg.Approve(r.ctx, t, call)
+		ok, reason := cfg.Approve(ctx, t, call)
 		a.Granted, a.Reason = ok, reason
 		return nil
 	})
@@ -237,12 +243,13 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
 	cfg := r.a.CallConfig()
+	ctx := r.toolCtx(c.ID)
 	if r.alone() {
 		// Nothing else is in flight or about to be: run it here, with no
 		// goroutine to start and no hand-off.
 		d := loop.Done{CallID: c.ID, Failure: loop.NotRun}
-		if sleep(r.ctx, wait) == nil {
-			d = cfg.attempt(r.ctx, t, call, c.Arguments, nil)
+		if sleep(ctx, wait) == nil {
+			d = cfg.attempt(ctx, t, call, c.Arguments, nil)
 		}
 		r.step(loop.Input{Done: &d})
 		return
@@ -260,7 +267,7 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	r.g.Go(func() error {
 		d := loop.Done{CallID: c.ID, Failure: loop.NotRun}
 		if r.pause(wait) {
-			d = cfg.attempt(r.ctx, t, call, c.Arguments, signal)
+			d = cfg.attempt(ctx, t, call, c.Arguments, signal)
 		}
 		signal() // in case the tool never ran
 		r.inputs <- loop.Input{Done: &d}
@@ -306,6 +313,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		r.send(Event{Kind: EventIteration, Iteration: e.Iteration})
 	case loop.EventToolStarted:
 		tc := toolCall(e.Call)
+		r.startTool(tc)
 		if !r.hooksOff {
 			for _, h := range a.cfg.hooks {
 				if h.BeforeTool != nil {
@@ -319,6 +327,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		r.sendCall(EventToolStarted, tc)
 	case loop.EventToolFinished:
 		tc := toolCall(e.Call)
+		r.endTool(tc)
 		if a.cfg.logger.Enabled(r.ctx, slog.LevelInfo) {
 			attrs := []slog.Attr{slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.String("tool", tc.Name),
 				slog.String("call_id", tc.ID), slog.String("outcome", string(tc.Outcome)),

@@ -49,6 +49,7 @@ func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*
 			wait = after
 		}
 		a.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "model request failed, retrying", slog.String("error", err.Error()), slog.Duration("wait", wait))
+		a.retryModel(ctx, attempt+1, err, wait)
 		if err := sleep(ctx, wait); err != nil {
 			return nil, err
 		}
