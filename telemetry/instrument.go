@@ -20,7 +20,15 @@ import (
 // scope is the instrumentation scope of onion's spans and measurements.
 const scope = "github.com/onionkit/onion/telemetry"
 
-// instrument is the onion.Instrument Option makes.
+// The span kinds, made once.
+var (
+	internal = trace.WithSpanKind(trace.SpanKindInternal)
+	client   = trace.WithSpanKind(trace.SpanKindClient)
+)
+
+// instrument is the onion.Instrument Option makes. With a tracer that
+// does not record and instruments that are not enabled (no SDK installed)
+// it keeps no state and builds no attributes.
 type instrument struct {
 	tracer   trace.Tracer
 	content  bool
@@ -77,6 +85,11 @@ func (in *instrument) run(ctx context.Context) *runState {
 	return st
 }
 
+// measuring reports whether any of the instruments records.
+func (in *instrument) measuring(ctx context.Context) bool {
+	return in.duration.Enabled(ctx) || in.tokens.Enabled(ctx) || in.calls.Enabled(ctx)
+}
+
 func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.Context {
 	st := &runState{info: info, provider: info.Provider, server: info.Server}
 	if in.provider != "" {
@@ -86,7 +99,10 @@ func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.
 		st.server = host
 		st.port, _ = strconv.Atoi(port)
 	}
-	ctx, st.span = in.tracer.Start(ctx, OperationInvokeAgent+" "+info.Agent, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, st.span = in.tracer.Start(ctx, OperationInvokeAgent+" "+info.Agent, internal)
+	if !st.span.IsRecording() && !in.measuring(ctx) {
+		return ctx
+	}
 	if st.span.IsRecording() {
 		attrs := []attribute.KeyValue{OperationName.String(OperationInvokeAgent), AgentName.String(info.Agent),
 			RequestModel.String(info.Model), RunID.String(info.RunID)}
@@ -122,7 +138,7 @@ func (st *runState) common(attrs []attribute.KeyValue) []attribute.KeyValue {
 func (in *instrument) EndRun(ctx context.Context, res *onion.Result, err error) {
 	st := in.run(ctx)
 	if st == nil {
-		return
+		return // nothing recorded
 	}
 	if st.span.IsRecording() && res != nil {
 		attrs := []attribute.KeyValue{RunStopReason.String(string(res.StopReason)),
@@ -141,11 +157,14 @@ func (in *instrument) EndRun(ctx context.Context, res *onion.Result, err error) 
 }
 
 func (in *instrument) StartModel(ctx context.Context, req *onion.Request) context.Context {
-	st := &modelState{run: in.run(ctx), model: req.Model, start: time.Now()}
+	ctx, span := in.tracer.Start(ctx, OperationChat+" "+req.Model, client)
+	if !span.IsRecording() && !in.duration.Enabled(ctx) && !in.tokens.Enabled(ctx) {
+		return ctx
+	}
+	st := &modelState{run: in.run(ctx), span: span, model: req.Model, start: time.Now()}
 	if st.run == nil {
 		st.run = &runState{provider: in.provider}
 	}
-	ctx, st.span = in.tracer.Start(ctx, OperationChat+" "+req.Model, trace.WithSpanKind(trace.SpanKindClient))
 	if st.span.IsRecording() {
 		attrs := []attribute.KeyValue{OperationName.String(OperationChat), RequestModel.String(req.Model)}
 		attrs = st.run.common(attrs)
@@ -189,19 +208,7 @@ func (in *instrument) EndModel(ctx context.Context, resp *onion.Response, err er
 	if st == nil {
 		return
 	}
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs, OperationName.String(OperationChat), RequestModel.String(st.model))
-	attrs = st.run.common(attrs)
-	if err != nil {
-		attrs = append(attrs, ErrorType.String(errorType(err)))
-	} else if resp.Model != "" {
-		attrs = append(attrs, ResponseModel.String(resp.Model))
-	}
-	in.duration.Record(ctx, time.Since(st.start).Seconds(), metric.WithAttributes(attrs...))
-	if err == nil {
-		in.tokens.Record(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(append(attrs, TokenType.String("input"))...))
-		in.tokens.Record(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(append(attrs, TokenType.String("output"))...))
-	}
+	in.measure(ctx, st, resp, err)
 	if err != nil {
 		st.span.SetAttributes(ErrorType.String(errorType(err)))
 		st.span.SetStatus(codes.Error, err.Error())
@@ -233,9 +240,35 @@ func (in *instrument) EndModel(ctx context.Context, resp *onion.Response, err er
 	st.span.End()
 }
 
+// measure records the duration and the tokens of the model request st.
+func (in *instrument) measure(ctx context.Context, st *modelState, resp *onion.Response, err error) {
+	dur, tok := in.duration.Enabled(ctx), in.tokens.Enabled(ctx)
+	if !dur && !tok {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs, OperationName.String(OperationChat), RequestModel.String(st.model))
+	attrs = st.run.common(attrs)
+	if err != nil {
+		attrs = append(attrs, ErrorType.String(errorType(err)))
+	} else if resp.Model != "" {
+		attrs = append(attrs, ResponseModel.String(resp.Model))
+	}
+	if dur {
+		in.duration.Record(ctx, time.Since(st.start).Seconds(), metric.WithAttributes(attrs...))
+	}
+	if tok && err == nil {
+		in.tokens.Record(ctx, int64(resp.Usage.PromptTokens), metric.WithAttributes(append(attrs, TokenType.String("input"))...))
+		in.tokens.Record(ctx, int64(resp.Usage.CompletionTokens), metric.WithAttributes(append(attrs, TokenType.String("output"))...))
+	}
+}
+
 func (in *instrument) StartTool(ctx context.Context, c onion.ToolCall) context.Context {
-	st := &toolState{}
-	ctx, st.span = in.tracer.Start(ctx, OperationExecuteTool+" "+c.Name, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := in.tracer.Start(ctx, OperationExecuteTool+" "+c.Name, internal)
+	if !span.IsRecording() && !in.calls.Enabled(ctx) {
+		return ctx
+	}
+	st := &toolState{span: span}
 	if st.span.IsRecording() {
 		attrs := []attribute.KeyValue{OperationName.String(OperationExecuteTool), ToolName.String(c.Name),
 			ToolCallID.String(c.ID), ToolType.String("function")}
@@ -264,7 +297,9 @@ func (in *instrument) EndTool(ctx context.Context, c onion.ToolCall) {
 	if st == nil {
 		return
 	}
-	in.calls.Add(ctx, 1, metric.WithAttributes(ToolName.String(c.Name), ToolOutcome.String(string(c.Outcome))))
+	if in.calls.Enabled(ctx) {
+		in.calls.Add(ctx, 1, metric.WithAttributes(ToolName.String(c.Name), ToolOutcome.String(string(c.Outcome))))
+	}
 	if st.span.IsRecording() {
 		attrs := []attribute.KeyValue{ToolOutcome.String(string(c.Outcome)), ToolAttempts.Int(c.Attempts)}
 		if in.content && c.Outcome == onion.Succeeded {
