@@ -482,3 +482,25 @@ func readOnly(spans []sdktrace.ReadWriteSpan) []sdktrace.ReadOnlySpan {
 	}
 	return out
 }
+
+func TestUnknownToolHasASpan(t *testing.T) {
+	r := newRig(t)
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("nope", `{}`)), oniontest.Text("Sorry."))
+	a, err := onion.NewAgent("bot", Weather, r.option(false), onion.BaseURL(s.URL()), onion.APIKey(secretKey), onion.Model("gpt-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	span := r.onionSpans()["execute_tool nope"]
+	if span == nil {
+		t.Fatalf("no span for a call of an unknown tool among %v", r.onionSpans())
+	}
+	if got := attrs(span); got["onion.tool.outcome"].String() != "failed" || got["onion.tool.attempts"].AsInt64() != 0 {
+		t.Errorf("attributes %v", span.Attributes())
+	}
+	if span.Parent().SpanID() != r.onionSpans()["invoke_agent bot"].SpanContext().SpanID() {
+		t.Error("the unknown tool's span is not a child of invoke_agent")
+	}
+}
