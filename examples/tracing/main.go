@@ -83,8 +83,8 @@ type treeRecorder struct {
 }
 
 func (t *treeRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (t *treeRecorder) Shutdown(context.Context) error                 { return nil }
-func (t *treeRecorder) ForceFlush(context.Context) error               { return nil }
+func (t *treeRecorder) Shutdown(context.Context) error                  { return nil }
+func (t *treeRecorder) ForceFlush(context.Context) error                { return nil }
 func (t *treeRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
