@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -502,5 +503,83 @@ func TestUnknownToolHasASpan(t *testing.T) {
 	}
 	if span.Parent().SpanID() != r.onionSpans()["invoke_agent bot"].SpanContext().SpanID() {
 		t.Error("the unknown tool's span is not a child of invoke_agent")
+	}
+}
+
+func TestCanceledRunLeavesNoSpanOpen(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	wait, err := onion.NewTool(func(ctx context.Context, _ struct{}) error {
+		close(started)
+		<-ctx.Done()
+		return ctx.Err()
+	}, onion.Name("wait"), onion.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("wait", `{}`), oniontest.Call("wait", `{}`)))
+	a, err := onion.NewAgent("bot", wait, r.option(true), onion.BaseURL(s.URL()), onion.APIKey(secretKey), onion.Model("gpt-test"), onion.MaxParallel(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-started
+		cancel()
+	}()
+	if _, err := a.Run(ctx, "hi"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want canceled", err)
+	}
+	var tools int
+	for _, s := range r.rec.Started() {
+		if s.EndTime().IsZero() {
+			t.Errorf("%s is still open after Run returned", s.Name())
+		}
+		if s.Name() == "execute_tool wait" {
+			tools++
+		}
+	}
+	if tools != 2 {
+		t.Errorf("%d execute_tool spans, want 2 (the cut call and the skipped one)", tools)
+	}
+	agent := r.onionSpans()["invoke_agent bot"]
+	if agent == nil || attrs(agent)["onion.run.stop_reason"].String() != "canceled" || attrs(agent)["error.type"].String() != "canceled" {
+		t.Errorf("invoke_agent of a canceled run: %v", agent)
+	}
+	outcomes := map[string]bool{}
+	for _, s := range r.rec.Ended() {
+		if s.Name() == "execute_tool wait" {
+			outcomes[attrs(s)["onion.tool.outcome"].String()] = true
+		}
+	}
+	if !outcomes["failed"] || !outcomes["skipped"] {
+		t.Errorf("outcomes of the calls: %v, want failed (the cut read) and skipped", outcomes)
+	}
+}
+
+func TestGlobalProvidersByDefault(t *testing.T) {
+	r := newRig(t)
+	oldTP, oldMP := otel.GetTracerProvider(), otel.GetMeterProvider()
+	otel.SetTracerProvider(r.tp)
+	otel.SetMeterProvider(r.mp)
+	t.Cleanup(func() { otel.SetTracerProvider(oldTP); otel.SetMeterProvider(oldMP) })
+	s := oniontest.NewServer(t, oniontest.Text("Hello.").WithUsage(3, 2))
+	a, err := onion.NewAgent("bot", telemetry.Option(), onion.BaseURL(s.URL()), onion.APIKey(secretKey), onion.Model("gpt-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if spans := r.onionSpans(); spans["invoke_agent bot"] == nil || spans["chat gpt-test"] == nil {
+		t.Errorf("the global tracer provider got %v", spans)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := r.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	if len(rm.ScopeMetrics) == 0 {
+		t.Error("the global meter provider got no measurement")
 	}
 }
