@@ -37,7 +37,9 @@ type Instrument interface {
 	EndTool(ctx context.Context, c ToolCall)
 }
 
-// RunInfo describes a run to an Instrument.
+// RunInfo describes a run to an Instrument. Its slices are the agent's
+// own: read them, do not change them. The prompts are content: an
+// Instrument that exports them should let the user opt in.
 type RunInfo struct {
 	Agent        string    // the agent's name
 	RunID        string    // the run's ID
