@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // This file is the agent's side of a model request: the retries, with
@@ -41,7 +43,7 @@ func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*
 		if ctx.Err() != nil || attempt >= a.cfg.retries || !retry || spoke {
 			return nil, err
 		}
-		wait := backoff(a.cfg.backoffMin, a.cfg.backoffMax, attempt, rand.N[time.Duration])
+		wait := loop.Backoff(a.cfg.backoffMin, a.cfg.backoffMax, attempt, rand.N[time.Duration])
 		if after > 0 {
 			if after > a.cfg.maxRetryAfter {
 				return nil, fmt.Errorf("the server asked to wait %v before sending the request again, longer than MaxRetryAfter (%v): %w", after, a.cfg.maxRetryAfter, err)
@@ -70,19 +72,6 @@ func Retryable(err error) (retry bool, after time.Duration) {
 		return me.Retryable, me.RetryAfter
 	}
 	return retryableNetwork(err), 0
-}
-
-// backoff is the wait before retry n (from 0): exponential from lo, capped
-// at hi, with full jitter over its upper half drawn by jitter (rand.N).
-func backoff(lo, hi time.Duration, n int, jitter func(time.Duration) time.Duration) time.Duration {
-	d := lo << min(n, 30)
-	if d > hi || d>>min(n, 30) != lo { // past the cap, or overflowed
-		d = hi
-	}
-	if d <= 0 {
-		return 0
-	}
-	return d/2 + jitter(d/2+1)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

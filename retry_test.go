@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/onionkit/onion/loop"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestBackoffFromZero(t *testing.T) {
 	upper := func(d time.Duration) time.Duration { return d - 1 } // the largest jitter
 	for n := range 40 {
-		if d := backoff(0, 20*time.Second, n, upper); d != 0 {
+		if d := loop.Backoff(0, 20*time.Second, n, upper); d != 0 {
 			t.Fatalf("retry %d of RetryBackoff(0, 20s) waits %v, want 0", n, d)
 		}
 	}
@@ -26,13 +27,13 @@ func TestBackoffGrowsAndCaps(t *testing.T) {
 	lo, hi := 500*time.Millisecond, 20*time.Second
 	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second}
 	for n, w := range want {
-		if d := backoff(lo, hi, n, none); d != w {
+		if d := loop.Backoff(lo, hi, n, none); d != w {
 			t.Errorf("retry %d waits at least %v, want %v", n, d, w)
 		}
 	}
 	// Far past the cap, the shift must not wrap around to a small wait.
 	for _, n := range []int{40, 63, 64, 1000} {
-		if d := backoff(lo, hi, n, none); d != hi/2 {
+		if d := loop.Backoff(lo, hi, n, none); d != hi/2 {
 			t.Errorf("retry %d waits at least %v, want %v", n, d, hi/2)
 		}
 	}
