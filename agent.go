@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -20,10 +19,12 @@ import (
 	"github.com/onionkit/onion/loop"
 )
 
-// An Agent is a model with tools and a conversation: Input and Run send a
-// prompt through the capped model/tool loop and always end with one
-// answer. An Agent is safe for use by several goroutines; each Run sees
-// the conversation as it was when the Run started.
+// An Agent is a model, its tools and its settings: Input, Run and Stream
+// send one prompt through the capped model/tool loop and always end with
+// one answer. An Agent holds no conversation: each of its runs starts
+// afresh, so one Agent can serve many users at once. A Conversation, made
+// by NewConversation, carries the history from one prompt to the next.
+// An Agent is safe for use by several goroutines.
 type Agent struct {
 	name  string
 	cfg   config
@@ -31,9 +32,6 @@ type Agent struct {
 	defs  []ToolDef // the tools as sent, built once
 	model LanguageModel
 	core  *loop.Loop // the rules of the loop, driven by Run and Stream
-
-	mu      sync.Mutex // guards history
-	history []Message
 }
 
 // Option configures an Agent. Pass options to NewAgent among the tools.
@@ -207,8 +205,8 @@ func Logger(l *slog.Logger) Option {
 	})
 }
 
-// KeepToolHistory keeps the tool calls and results of each run in the
-// conversation. By default only the prompts and answers are kept.
+// KeepToolHistory keeps the tool calls and results of each run in its
+// Conversation. By default only the prompts and answers are kept.
 func KeepToolHistory() Option {
 	return optionFunc(func(c *config) error { c.keepTools = true; return nil })
 }
@@ -407,7 +405,8 @@ func (a *Agent) DescribeTools() []ToolInfo {
 	return infos
 }
 
-// Input sends prompt through the loop and returns the answer.
+// Input sends prompt through the loop, with no history, and returns the
+// answer.
 func (a *Agent) Input(ctx context.Context, prompt string) (string, error) {
 	r, err := a.Run(ctx, prompt)
 	if err != nil {
@@ -416,11 +415,12 @@ func (a *Agent) Input(ctx context.Context, prompt string) (string, error) {
 	return r.Output, nil
 }
 
-// Run sends prompt through the loop and returns the answer and what
-// happened on the way. When ctx ends, Run returns promptly with the partial
+// Run sends prompt through the loop, with no history, and returns the
+// answer and what happened on the way. When ctx ends, Run returns promptly with the partial
 // Result (StopReason StopCanceled) and the context's error, wrapped.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
-	return a.run(ctx, prompt, nil)
+	res, _, err := a.run(ctx, nil, prompt, nil)
+	return res, err
 }
 
 // Stream runs prompt like Run and yields events as they happen: text
@@ -428,16 +428,23 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 // iteration boundaries, and a last EventDone carrying the Result. An error
 // ends the sequence. Breaking out of the loop cancels the run.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return a.stream(ctx, nil, prompt, nil)
+}
+
+// stream runs prompt after history, yielding its events; when the run
+// succeeds, done gets the turn to keep.
+func (a *Agent) stream(ctx context.Context, history []Message, prompt string, keep func([]Message)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		events := make(chan Event)
 		var res *Result
+		var turn []Message
 		var err error
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			res, err = a.run(ctx, prompt, events)
+			res, turn, err = a.run(ctx, history, prompt, events)
 		}()
 		stopped := false
 		for {
@@ -455,51 +462,14 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 					yield(Event{Kind: EventDone, Result: res}, err)
 					return
 				}
+				if keep != nil {
+					keep(turn)
+				}
 				yield(Event{Kind: EventDone, Result: res}, nil)
 				return
 			}
 		}
 	}
-}
-
-// History returns a copy of the conversation so far, as onion's own
-// messages: the prompts and answers of earlier runs (and their tool calls
-// and results with KeepToolHistory), without the system message.
-func (a *Agent) History() []Message {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.history)
-}
-
-// SetHistory replaces the conversation, as restored from saved JSON.
-func (a *Agent) SetHistory(msgs []Message) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.history = slices.Clone(msgs)
-}
-
-// Reset clears the conversation.
-func (a *Agent) Reset() { a.SetHistory(nil) }
-
-// MarshalHistory encodes the conversation as JSON: an array of Message.
-func (a *Agent) MarshalHistory() ([]byte, error) {
-	return json.Marshal(a.History())
-}
-
-// UnmarshalHistory restores a conversation saved with MarshalHistory. It
-// rejects a message whose role is not system, user, assistant or tool.
-func (a *Agent) UnmarshalHistory(data []byte) error {
-	var msgs []Message
-	if err := json.Unmarshal(data, &msgs); err != nil {
-		return fmt.Errorf("restore history: %w", err)
-	}
-	for i, m := range msgs {
-		if !m.Role.Valid() {
-			return fmt.Errorf("restore history: message %d has the role %q: want system, user, assistant or tool", i, m.Role)
-		}
-	}
-	a.SetHistory(msgs)
-	return nil
 }
 
 // Close closes every tool resource that is an io.Closer (struct instances

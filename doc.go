@@ -112,6 +112,15 @@
 // (CallConfig.Approve and CallConfig.Attempt, or RunCall for a single call
 // outside a loop).
 //
+// # Conversations
+//
+// An Agent holds its model, tools and settings, and no conversation: each
+// Agent.Run starts afresh, so one Agent serves many users at once. A
+// Conversation, made by Agent.NewConversation, runs each prompt after the
+// history so far and adds the turn when the run ends with an answer. It
+// encodes to and from JSON (MarshalHistory, UnmarshalHistory), and a
+// durable run continues the same value (temporal.RunIn).
+//
 // # Models
 //
 // The agent speaks onion's own Message, Request and Response to a

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,8 +21,10 @@ import (
 // the loop itself never touches. It carries out each effect the loop asks
 // for and feeds back how it went, until the loop finishes.
 
-func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*Result, error) {
-	history := a.History()
+// run runs prompt after history and returns the result and, when the run
+// succeeded, the turn a Conversation keeps: the prompt and the answer, or
+// every message of the run with KeepToolHistory.
+func (a *Agent) run(ctx context.Context, history []Message, prompt string, events chan<- Event) (*Result, []Message, error) {
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
@@ -30,8 +33,9 @@ func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*R
 	r.startRun(prompt)
 	res, err := r.drive(effects)
 	r.endRun(res, err)
+	var turn []Message
 	if err == nil {
-		a.remember(st.Messages[st.Start:], prompt, res.Output)
+		turn = a.turn(st.Messages[st.Start:], prompt, res.Output)
 	}
 	for _, h := range a.cfg.hooks {
 		if err != nil && h.OnError != nil {
@@ -41,20 +45,16 @@ func (a *Agent) run(ctx context.Context, prompt string, events chan<- Event) (*R
 			h.OnComplete(ctx, res)
 		}
 	}
-	return res, err
+	return res, turn, err
 }
 
-// remember appends the run to the conversation: the prompt and the answer,
-// or every message with KeepToolHistory. Runs that overlap each append
-// their own turn.
-func (a *Agent) remember(msgs []Message, prompt, answer string) {
-	turn := []Message{{Role: RoleUser, Content: prompt}, {Role: RoleAssistant, Content: answer}}
+// turn is what a run adds to its conversation: the prompt and the answer,
+// or every message of the run with KeepToolHistory.
+func (a *Agent) turn(msgs []Message, prompt, answer string) []Message {
 	if a.cfg.keepTools {
-		turn = msgs
+		return slices.Clone(msgs)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.history = append(a.history, turn...)
+	return []Message{{Role: RoleUser, Content: prompt}, {Role: RoleAssistant, Content: answer}}
 }
 
 // liveRun is one Run or Stream: the loop's State and what carries out its

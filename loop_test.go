@@ -277,7 +277,7 @@ func TestMultiTurnHistory(t *testing.T) {
 		oniontest.Text("first answer"),
 		oniontest.Text("second answer"),
 	)
-	a := newAgent(t, s, Lookup)
+	a := newAgent(t, s, Lookup).NewConversation()
 	ctx := context.Background()
 	if _, err := a.Input(ctx, "first question"); err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestMultiTurnHistory(t *testing.T) {
 
 func TestKeepToolHistory(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("done"))
-	a := newAgent(t, s, Lookup, onion.KeepToolHistory())
+	a := newAgent(t, s, Lookup, onion.KeepToolHistory()).NewConversation()
 	if _, err := a.Input(context.Background(), "q"); err != nil {
 		t.Fatal(err)
 	}
@@ -442,8 +442,10 @@ func TestConcurrentRuns(t *testing.T) {
 			t.Errorf("run %d answered %q, want %q", i, got, want)
 		}
 	}
-	if n := len(a.History()); n != 8 {
-		t.Errorf("history has %d messages, want 8 (4 prompts, 4 answers)", n)
+	for i, r := range s.Requests() {
+		if n := len(r.Body.Messages); n > 4 { // system, prompt, the call, its result
+			t.Errorf("request %d carried %d messages: one run's history reached another", i, n)
+		}
 	}
 }
 
@@ -553,10 +555,11 @@ func TestRetryAfterBoundDefault(t *testing.T) {
 }
 
 func TestUnmarshalHistoryRejectsUnknownRoles(t *testing.T) {
-	a, err := onion.NewAgent("h", onion.APIKey("k"))
+	agent, err := onion.NewAgent("h", onion.APIKey("k"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	a := agent.NewConversation()
 	for _, bad := range []string{`[{"role":"wizard"}]`, `[{"role":"user","content":"hi"},{"content":"no role"}]`} {
 		if err := a.UnmarshalHistory([]byte(bad)); err == nil || !strings.Contains(err.Error(), "role") {
 			t.Errorf("%s: err = %v", bad, err)
@@ -571,7 +574,7 @@ func TestUnmarshalHistoryRejectsUnknownRoles(t *testing.T) {
 // provider items comes back from JSON unchanged.
 func TestHistoryRoundTrip(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("done"))
-	a := newAgent(t, s, Lookup, onion.KeepToolHistory())
+	a := newAgent(t, s, Lookup, onion.KeepToolHistory()).NewConversation()
 	if _, err := a.Input(context.Background(), "q"); err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +585,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newAgent(t, s, Lookup)
+	b := newAgent(t, s, Lookup).NewConversation()
 	if err := b.UnmarshalHistory(saved); err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func TestResponsesAPIReplayRecordings(t *testing.T) {
 				steps = append(steps, oniontest.Text("final"))
 			}
 			s := oniontest.NewServer(t, append(steps, oniontest.Text("next answer"))...)
-			a := responsesFixtureAgent(t, s)
+			a := responsesFixtureAgent(t, s).NewConversation()
 
 			res, text := replayRun(t, a, stream)
 			if len(res.ToolCalls) != len(tc.calls) {
@@ -191,7 +191,7 @@ func TestResponsesAPIReplayRecordings(t *testing.T) {
 
 // replayRun runs "go", streamed or not, and returns the result and the
 // text streamed.
-func replayRun(t *testing.T, a *onion.Agent, stream bool) (*onion.Result, string) {
+func replayRun(t *testing.T, a *onion.Conversation, stream bool) (*onion.Result, string) {
 	t.Helper()
 	if !stream {
 		res, err := a.Run(context.Background(), "go")
@@ -380,7 +380,7 @@ func TestResponsesAPIStreamSplitAnywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, text := replayRun(t, a, true)
+			res, text := replayRun(t, a.NewConversation(), true)
 			srv.Close()
 			wantCalls := map[string]int{"openrouter_stream_reasoning_text.sse": 0}[file]
 			if _, ok := map[string]bool{"openrouter_stream_reasoning_text.sse": true}[file]; !ok {
@@ -411,7 +411,7 @@ func mustRawTool(t *testing.T, name string) *onion.Tool {
 func TestResponsesAPIReasoningSurvivesSavedHistory(t *testing.T) {
 	step, output := responsesFixture(t, "openai_reasoning_function_call.json")
 	first := oniontest.NewServer(t, step, oniontest.Text("final"))
-	a := responsesFixtureAgent(t, first, onion.MaxIterations(2))
+	a := responsesFixtureAgent(t, first, onion.MaxIterations(2)).NewConversation()
 	if _, err := a.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestResponsesAPIReasoningSurvivesSavedHistory(t *testing.T) {
 	}
 
 	next := oniontest.NewServer(t, oniontest.Text("again"))
-	b := responsesFixtureAgent(t, next)
+	b := responsesFixtureAgent(t, next).NewConversation()
 	if err := b.UnmarshalHistory(saved); err != nil {
 		t.Fatal(err)
 	}

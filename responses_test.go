@@ -344,7 +344,7 @@ func TestResponsesAPIHistoryAcrossRuns(t *testing.T) {
 		oniontest.Text("first answer"),
 		oniontest.Text("second answer"),
 	)
-	a := responsesAgent(t, s, Lookup)
+	a := responsesAgent(t, s, Lookup).NewConversation()
 	for _, q := range []string{"first question", "second question"} {
 		if _, err := a.Input(context.Background(), q); err != nil {
 			t.Fatal(err)
@@ -471,7 +471,6 @@ func BenchmarkWires(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				s.Add(oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`)), oniontest.Text("a is known"))
-				a.Reset()
 				b.StartTimer()
 				if _, err := a.Run(context.Background(), "what is a?"); err != nil {
 					b.Fatal(err)

@@ -139,7 +139,6 @@ func BenchmarkLoop(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			script(s)
-			agent.Reset() // every run starts from the same conversation
 			b.StartTimer()
 			res, err := agent.Run(ctx, loopPrompt)
 			if err != nil {

@@ -87,7 +87,6 @@ func benchRounds(b *testing.B, intent onion.Intent) {
 			s.Add(round)
 		}
 		s.Add(oniontest.Text("Both records are there."))
-		agent.Reset()
 		b.StartTimer()
 		res, err := agent.Run(ctx, "Look up a and b, three times.")
 		if err != nil {
@@ -159,7 +158,6 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		b.StopTimer()
 		runtime.ReadMemStats(&m1)
 		allocs += m1.Mallocs - m0.Mallocs
-		agent.Reset()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(allocs)/float64(b.N*concurrentRuns), "allocs/run")

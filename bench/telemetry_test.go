@@ -81,7 +81,6 @@ func runs(b *testing.B, items []any, script func()) {
 	for b.Loop() {
 		b.StopTimer()
 		script()
-		agent.Reset()
 		b.StartTimer()
 		res, err := agent.Run(ctx, loopPrompt)
 		if err != nil {

@@ -51,7 +51,9 @@
 //	res, err := temporal.Run(ctx, c, "agents", "support", "Refund order 42")
 //
 // Conversation returns a run's conversation, which History continues in
-// a new run.
+// a new run. RunIn runs a prompt in an onion.Conversation, the value a
+// live conversation uses too: the run continues its history and, ending
+// with an answer, adds its turn to it.
 //
 // On one machine the server can be the embedded one of module
 // github.com/onionkit/onion/temporal/devserver; against a cluster or

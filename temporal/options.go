@@ -66,7 +66,8 @@ func WorkflowID(id string) StartOption {
 }
 
 // History makes the run continue the conversation msgs, such as the one
-// Conversation returns for an earlier run, or Agent.History.
+// Conversation returns for an earlier run, or onion.Conversation.History
+// (Continue takes the conversation itself).
 func History(msgs []onion.Message) StartOption {
 	return startOptionFunc(func(c *startConfig) error {
 		for i, m := range msgs {

@@ -71,9 +71,10 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 		return err
 	}
 	defer agent.Close()
+	conv := agent.NewConversation() // follow-ups see the earlier questions and answers
 
 	ask := func(q string) error {
-		res, err := agent.Run(ctx, q)
+		res, err := conv.Run(ctx, q)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,8 @@
 // Todo shows a struct whose methods are tools: the agent is given a
 // *TodoList, and every exported method of it becomes a tool sharing that one
-// instance, so the list outlives each turn. Two turns of one agent follow:
-// the first plans a trip, the second asks what is left, and the model
-// sees both the list and the conversation so far.
+// instance, so the list outlives each turn. Two turns of one conversation
+// follow: the first plans a trip, the second asks what is left, and the
+// model sees both the list and the conversation so far.
 //
 //	OPENAI_API_KEY=sk-... go run ./examples/todo
 //	OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2 go run ./examples/todo
@@ -103,8 +103,9 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	defer agent.Close()
 
+	conv := agent.NewConversation() // the second turn sees the first
 	for _, prompt := range turns {
-		answer, err := agent.Input(ctx, prompt)
+		answer, err := conv.Input(ctx, prompt)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,152 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+	"sync"
+)
+
+// A Conversation is one conversation with an agent: each prompt it runs
+// is sent after the history so far, and each run that ends with an answer
+// adds its turn to that history. The Agent holds the model, tools and
+// settings; a Conversation holds only messages, the way an http.Client's
+// cookie jar holds cookies, so one Agent serves any number of
+// conversations at once and none sees another's messages.
+//
+// A Conversation is safe for use by several goroutines. Runs that overlap
+// each start from the history as it was when they started and each add
+// their own turn when they end. A run that fails or is canceled adds
+// nothing. The zero value is not usable: make one with
+// Agent.NewConversation.
+type Conversation struct {
+	agent *Agent
+
+	mu      sync.Mutex // guards history
+	history []Message
+}
+
+// NewConversation returns an empty conversation with the agent.
+func (a *Agent) NewConversation() *Conversation {
+	return &Conversation{agent: a}
+}
+
+// Agent returns the agent the conversation runs its prompts with.
+func (c *Conversation) Agent() *Agent { return c.agent }
+
+// Input sends prompt through the agent's loop after the history so far and
+// returns the answer.
+func (c *Conversation) Input(ctx context.Context, prompt string) (string, error) {
+	r, err := c.Run(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	return r.Output, nil
+}
+
+// Run sends prompt through the agent's loop after the history so far,
+// adds the turn to the history when the run ends with an answer, and
+// returns what happened, as Agent.Run does.
+func (c *Conversation) Run(ctx context.Context, prompt string) (*Result, error) {
+	res, turn, err := c.agent.run(ctx, c.History(), prompt, nil)
+	if err == nil {
+		c.add(turn)
+	}
+	return res, err
+}
+
+// Stream runs prompt like Run and yields its events as Agent.Stream does.
+// The turn is in the history by the time the last event (EventDone) is
+// yielded.
+func (c *Conversation) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		c.agent.stream(ctx, c.History(), prompt, c.add)(yield)
+	}
+}
+
+// Add appends to the conversation a run carried out elsewhere, such as a
+// durable run: msgs are that run's messages from its prompt on, as its
+// own conversation holds them, ending with the answer. It keeps what Run
+// would have kept: the prompt and the answer, or every message with
+// KeepToolHistory. It rejects msgs that do not start with the prompt (a
+// user message) or have a message of unknown role, and then changes
+// nothing.
+func (c *Conversation) Add(msgs []Message) error {
+	if len(msgs) == 0 || msgs[0].Role != RoleUser {
+		return fmt.Errorf("onion: add a run to the conversation: its messages must start with the prompt, a user message")
+	}
+	for i, m := range msgs {
+		if !m.Role.Valid() || m.Role == RoleSystem {
+			return fmt.Errorf("onion: add a run to the conversation: message %d has the role %q: want user, assistant or tool", i, m.Role)
+		}
+	}
+	answer := ""
+	if last := msgs[len(msgs)-1]; last.Role == RoleAssistant {
+		answer = last.Content
+	}
+	c.add(c.agent.turn(msgs, msgs[0].Content, answer))
+	return nil
+}
+
+func (c *Conversation) add(turn []Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.history = append(c.history, turn...)
+}
+
+// History returns a copy of the conversation so far, as onion's own
+// messages: the prompts and answers of its runs (and their tool calls and
+// results with KeepToolHistory), without the system message.
+func (c *Conversation) History() []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.history)
+}
+
+// SetHistory replaces the conversation with a copy of msgs.
+func (c *Conversation) SetHistory(msgs []Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.history = slices.Clone(msgs)
+}
+
+// Reset clears the conversation.
+func (c *Conversation) Reset() { c.SetHistory(nil) }
+
+// MarshalHistory encodes the conversation as JSON: an array of Message.
+func (c *Conversation) MarshalHistory() ([]byte, error) {
+	return json.Marshal(c.History())
+}
+
+// UnmarshalHistory replaces the conversation with one saved by
+// MarshalHistory. It rejects a message whose role is not system, user,
+// assistant or tool, and then keeps the conversation as it was.
+func (c *Conversation) UnmarshalHistory(data []byte) error {
+	var msgs []Message
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		return fmt.Errorf("onion: restore conversation: %w", err)
+	}
+	for i, m := range msgs {
+		if !m.Role.Valid() {
+			return fmt.Errorf("onion: restore conversation: message %d has the role %q: want system, user, assistant or tool", i, m.Role)
+		}
+	}
+	c.SetHistory(msgs)
+	return nil
+}
+
+// MarshalJSON encodes the conversation as MarshalHistory does, so a
+// Conversation can be a field of a value saved as JSON.
+func (c *Conversation) MarshalJSON() ([]byte, error) { return c.MarshalHistory() }
+
+// UnmarshalJSON restores the conversation as UnmarshalHistory does. The
+// Conversation must come from NewConversation: JSON carries the messages,
+// not the agent.
+func (c *Conversation) UnmarshalJSON(data []byte) error {
+	if c.agent == nil {
+		return fmt.Errorf("onion: restore conversation: a Conversation made by Agent.NewConversation is needed, not a zero value")
+	}
+	return c.UnmarshalHistory(data)
+}
