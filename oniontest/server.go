@@ -24,10 +24,14 @@ type Server struct {
 	done      chan struct{} // closed by Close, to end Delay waits
 	closeOnce sync.Once
 
+	onClose func() // set by Record: run by Close once the server is down
+
 	mu       sync.Mutex // guards the fields below
 	steps    []Step
 	next     int // index in steps of the next step to serve
 	requests []Request
+	received int  // requests received, kept or not (see keep.go)
+	keep     int  // how many requests to keep, negative for all
 	calls    int  // tool-call IDs assigned so far
 	closed   bool // set by Close: the test may be over, so no more t.Errorf
 }
@@ -66,12 +70,23 @@ func NewServer(t testing.TB, steps ...Step) *Server {
 	if t != nil {
 		t.Helper()
 	}
-	s := &Server{t: t, done: make(chan struct{}), steps: slices.Clone(steps)}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
-	if t != nil {
-		t.Cleanup(s.Close)
-	}
+	s := newServer(t)
+	s.steps = slices.Clone(steps)
+	s.start(http.HandlerFunc(s.serveHTTP))
 	return s
+}
+
+// newServer is a Server not yet started, keeping every request.
+func newServer(t testing.TB) *Server {
+	return &Server{t: t, done: make(chan struct{}), keep: -1}
+}
+
+// start serves h and, given a test, closes the server when it ends.
+func (s *Server) start(h http.Handler) {
+	s.srv = httptest.NewServer(h)
+	if s.t != nil {
+		s.t.Cleanup(s.Close)
+	}
 }
 
 // URL returns the server's base URL including "/v1", ready for
@@ -89,12 +104,12 @@ func (s *Server) Client() *openai.Client {
 }
 
 // Requests returns every request received so far on either endpoint, in
-// order, including those that got an error reply. Requests to other paths
-// are not recorded.
+// order, including those that got an error reply, or the last few of them
+// after [Server.KeepRequests]. Requests to other paths are not recorded.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return slices.Clone(s.kept())
 }
 
 // Add appends steps to the script.
@@ -113,6 +128,9 @@ func (s *Server) Close() {
 		s.mu.Unlock()
 		close(s.done)
 		s.srv.Close()
+		if s.onClose != nil {
+			s.onClose()
+		}
 	})
 }
 
@@ -124,14 +142,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := io.ReadAll(r.Body)
 	req := Request{Raw: raw, Header: r.Header.Clone()}
-	switch {
-	case err != nil:
-	case r.URL.Path == responsesPath:
-		err = req.decodeResponses()
-	default:
-		err = json.Unmarshal(raw, &req.Body)
+	if err == nil {
+		err = req.decode(r.URL.Path)
 	}
-	req.Stream = req.Body.Stream
 
 	n, step, ok := s.take(req, err == nil)
 	switch {
@@ -164,17 +177,29 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	send(w, s.encode(n, req, step), step)
 }
 
+// decode fills the decoded fields of a request to path from its Raw body.
+func (r *Request) decode(path string) error {
+	var err error
+	if path == responsesPath {
+		err = r.decodeResponses()
+	} else {
+		err = json.Unmarshal(r.Raw, &r.Body)
+	}
+	r.Stream = r.Body.Stream
+	return err
+}
+
 // take records req and, if consume, hands out the next step. n is the
 // request's 1-based number.
 func (s *Server) take(req Request, consume bool) (n int, step Step, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
+	n = s.keepRequest(req)
 	if consume && s.next < len(s.steps) {
 		step, ok = s.steps[s.next], true
 		s.next++
 	}
-	return len(s.requests), step, ok
+	return n, step, ok
 }
 
 // errorf fails the test, unless it is over.
