@@ -1,0 +1,269 @@
+package oniontest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// recordingFormat is the format field of a recording file: its version.
+const recordingFormat = "oniontest/recording/1"
+
+// recording is the file Record writes and Playback reads (see the package
+// doc for what each field means).
+type recording struct {
+	Format    string     `json:"format"`
+	Volatile  []string   `json:"volatile,omitempty"`
+	Exchanges []exchange `json:"exchanges"`
+}
+
+// exchange is one request and the reply it got.
+type exchange struct {
+	Request  recordedRequest  `json:"request"`
+	Response recordedResponse `json:"response"`
+}
+
+type recordedRequest struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Query  string `json:"query,omitempty"`
+	// JSON is the body when it is a JSON document, Body when it is not.
+	JSON     json.RawMessage `json:"json,omitempty"`
+	Body     string          `json:"body,omitempty"`
+	Volatile []string        `json:"volatile,omitempty"`
+}
+
+// recordedResponse holds its body in one of three fields: Events, the
+// pieces of an event stream (each up to and with its blank line), Body,
+// any other text, or BodyBase64, a body that is not UTF-8. Joined, they
+// are the body byte for byte.
+type recordedResponse struct {
+	Status     int               `json:"status"`
+	Header     map[string]string `json:"header,omitempty"`
+	Events     []string          `json:"events,omitempty"`
+	Body       string            `json:"body,omitempty"`
+	BodyBase64 []byte            `json:"body_base64,omitempty"`
+}
+
+// keptHeaders are the reply headers a recording keeps: those a client
+// acts on. Any other (cookies, request IDs, server names) is left out.
+var keptHeaders = []string{"Content-Type", "Retry-After", "Retry-After-Ms"}
+
+// keepHeader reports whether a recording keeps the reply header named k
+// (canonical): keptHeaders and the rate-limit counters.
+func keepHeader(k string) bool {
+	return slices.Contains(keptHeaders, k) || strings.HasPrefix(k, "X-Ratelimit-")
+}
+
+// newRecordedRequest is r, whose body was raw, as a recording holds it.
+func newRecordedRequest(r *http.Request, raw []byte) recordedRequest {
+	rr := recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+	if len(bytes.TrimSpace(raw)) > 0 && json.Valid(raw) {
+		rr.JSON = raw
+	} else {
+		rr.Body = string(raw)
+	}
+	return rr
+}
+
+// newRecordedResponse is a reply as a recording holds it.
+func newRecordedResponse(status int, header http.Header, body []byte) recordedResponse {
+	rr := recordedResponse{Status: status}
+	for k, v := range header {
+		if keepHeader(http.CanonicalHeaderKey(k)) {
+			if rr.Header == nil {
+				rr.Header = map[string]string{}
+			}
+			rr.Header[http.CanonicalHeaderKey(k)] = strings.Join(v, ", ")
+		}
+	}
+	switch {
+	case !utf8.Valid(body):
+		rr.BodyBase64 = body
+	case strings.HasPrefix(header.Get("Content-Type"), "text/event-stream"):
+		rr.Events = splitEvents(string(body))
+	default:
+		rr.Body = string(body)
+	}
+	return rr
+}
+
+// splitEvents cuts an event stream after each blank line; the last piece
+// may have none.
+func splitEvents(body string) []string {
+	var out []string
+	for len(body) > 0 {
+		i := strings.Index(body, "\n\n")
+		if i < 0 {
+			i = len(body)
+		} else {
+			i += 2
+		}
+		out, body = append(out, body[:i]), body[i:]
+	}
+	return out
+}
+
+// reply is the recorded reply, to be served as it came: each event of a
+// stream flushed on its own.
+func (rr recordedResponse) reply() reply {
+	h := http.Header{}
+	for k, v := range rr.Header {
+		h.Set(k, v)
+	}
+	var pieces [][]byte
+	switch {
+	case len(rr.Events) > 0:
+		for _, e := range rr.Events {
+			pieces = append(pieces, []byte(e))
+		}
+	case len(rr.BodyBase64) > 0:
+		pieces = [][]byte{rr.BodyBase64}
+	default:
+		pieces = [][]byte{[]byte(rr.Body)}
+	}
+	return reply{status: rr.Status, header: h, pieces: pieces}
+}
+
+// readRecording reads and checks the recording file at path.
+func readRecording(path string) (recording, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return recording{}, err
+	}
+	var rec recording
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return recording{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if rec.Format != recordingFormat {
+		return recording{}, fmt.Errorf("%s: format %q, want %q", path, rec.Format, recordingFormat)
+	}
+	for i, ex := range rec.Exchanges {
+		if err := ex.check(); err != nil {
+			return recording{}, fmt.Errorf("%s: exchange %d: %w", path, i+1, err)
+		}
+	}
+	for _, p := range rec.Volatile {
+		if p == "" {
+			return recording{}, fmt.Errorf("%s: an empty volatile path", path)
+		}
+	}
+	return rec, nil
+}
+
+func (ex exchange) check() error {
+	switch {
+	case ex.Request.Method == "" || !strings.HasPrefix(ex.Request.Path, "/"):
+		return errors.New("the request needs a method and a path starting with /")
+	case ex.Response.Status < 100 || ex.Response.Status > 599:
+		return fmt.Errorf("status %d", ex.Response.Status)
+	case slices.Contains(ex.Request.Volatile, ""):
+		return errors.New("an empty volatile path")
+	}
+	bodies := 0
+	for _, has := range []bool{len(ex.Response.Events) > 0, ex.Response.Body != "", len(ex.Response.BodyBase64) > 0} {
+		if has {
+			bodies++
+		}
+	}
+	if bodies > 1 {
+		return errors.New("the response has more than one of events, body and body_base64")
+	}
+	return nil
+}
+
+// redacted replaces a secret in a recording.
+const redacted = "[redacted]"
+
+// minSecret is the length from which a key is searched for in what a
+// recording holds: a shorter one ("test") is no secret, and replacing it
+// would garble ordinary words.
+const minSecret = 8
+
+// encode is the recording as a file, every secret replaced by redacted:
+// in the response bodies before they are encoded, then in the file as a
+// whole (paths, queries, request bodies, headers).
+func (rec recording) encode(secrets []string) ([]byte, error) {
+	forms := secretForms(secrets)
+	rec.Exchanges = slices.Clone(rec.Exchanges)
+	for i := range rec.Exchanges {
+		rr := &rec.Exchanges[i].Response
+		for j, e := range rr.Events {
+			if j == 0 {
+				rr.Events = slices.Clone(rr.Events)
+			}
+			rr.Events[j] = string(scrub([]byte(e), forms))
+		}
+		rr.Body = string(scrub([]byte(rr.Body), forms))
+		rr.BodyBase64 = scrub(rr.BodyBase64, forms)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
+		return nil, err
+	}
+	return scrub(b.Bytes(), forms), nil
+}
+
+// secretForms are the ways each secret may be written: as it is,
+// JSON-escaped and URL-escaped.
+func secretForms(secrets []string) [][]byte {
+	var forms [][]byte
+	for _, s := range secrets {
+		if len(s) < minSecret {
+			continue
+		}
+		quoted := marshal(s)
+		for _, f := range []string{s, string(quoted[1 : len(quoted)-1]), url.QueryEscape(s), url.PathEscape(s)} {
+			if !slices.ContainsFunc(forms, func(b []byte) bool { return string(b) == f }) {
+				forms = append(forms, []byte(f))
+			}
+		}
+	}
+	return forms
+}
+
+func scrub(b []byte, forms [][]byte) []byte {
+	for _, f := range forms {
+		if bytes.Contains(b, f) {
+			b = bytes.ReplaceAll(b, f, []byte(redacted))
+		}
+	}
+	return b
+}
+
+// writeFile writes b to path by way of a temporary file, so that a reader
+// never sees half a recording.
+func writeFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
