@@ -139,22 +139,29 @@ func readRecording(path string) (recording, error) {
 	if err != nil {
 		return recording{}, err
 	}
-	var rec recording
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec, err := parseRecording(b)
+	if err != nil {
 		return recording{}, fmt.Errorf("%s: %w", path, err)
 	}
+	return rec, nil
+}
+
+// parseRecording decodes and checks a recording.
+func parseRecording(b []byte) (recording, error) {
+	var rec recording
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return recording{}, err
+	}
 	if rec.Format != recordingFormat {
-		return recording{}, fmt.Errorf("%s: format %q, want %q", path, rec.Format, recordingFormat)
+		return recording{}, fmt.Errorf("format %q, want %q", rec.Format, recordingFormat)
 	}
 	for i, ex := range rec.Exchanges {
 		if err := ex.check(); err != nil {
-			return recording{}, fmt.Errorf("%s: exchange %d: %w", path, i+1, err)
+			return recording{}, fmt.Errorf("exchange %d: %w", i+1, err)
 		}
 	}
-	for _, p := range rec.Volatile {
-		if p == "" {
-			return recording{}, fmt.Errorf("%s: an empty volatile path", path)
-		}
+	if slices.Contains(rec.Volatile, "") {
+		return recording{}, errors.New("an empty volatile path")
 	}
 	return rec, nil
 }
@@ -196,12 +203,11 @@ func (rec recording) encode(secrets []string) ([]byte, error) {
 	rec.Exchanges = slices.Clone(rec.Exchanges)
 	for i := range rec.Exchanges {
 		rr := &rec.Exchanges[i].Response
+		events := make([]string, len(rr.Events))
 		for j, e := range rr.Events {
-			if j == 0 {
-				rr.Events = slices.Clone(rr.Events)
-			}
-			rr.Events[j] = string(scrub([]byte(e), forms))
+			events[j] = string(scrub([]byte(e), forms))
 		}
+		rr.Events = events
 		rr.Body = string(scrub([]byte(rr.Body), forms))
 		rr.BodyBase64 = scrub(rr.BodyBase64, forms)
 	}
