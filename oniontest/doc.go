@@ -31,8 +31,9 @@
 // [Step.NoIndex], [Step.Whole] (on the Responses API NoIndex changes
 // nothing, and Whole sends each call's arguments only in its done event,
 // as LM Studio does).
-// Every request is recorded for assertions ([Server.Requests]), and a
-// request that finds no step left fails the test.
+// Every request is kept for assertions ([Server.Requests]), or only the
+// last few ([Server.KeepRequests]), and a request that finds no step left
+// fails the test.
 //
 // A test of an agent that calls one tool and then answers, where
 // GetWeather is a documented Go func (example_test.go holds this test and
@@ -56,4 +57,106 @@
 //			t.Errorf("the tool result sent back: %+v", got)
 //		}
 //	}
+//
+// # Recorded runs
+//
+// [Record] and [Playback] turn a run against a real model into a
+// regression test. Record(t, upstreamURL, file) starts a Server that
+// forwards each request to the real endpoint, passes each reply back as it
+// comes, and writes both to file, without the API key; Playback(t, file)
+// starts one that serves the replies back in order and fails the test,
+// naming each field that differs, when the agent sends another request
+// than the one recorded. Record once, keep the file, play it back from
+// then on (record_example_test.go holds this test):
+//
+//	// go test -run TestWeatherRecorded -record https://api.openai.com/v1
+//	// records the run again, with $OPENAI_API_KEY (never written down);
+//	// plain go test plays it back.
+//	var recordFrom = flag.String("record", "", "record the run again from this endpoint")
+//
+//	func TestWeatherRecorded(t *testing.T) {
+//		const file = "testdata/weather_run.json"
+//		var s *oniontest.Server
+//		if *recordFrom != "" {
+//			s = oniontest.Record(t, *recordFrom, file)
+//		} else {
+//			s = oniontest.Playback(t, file)
+//		}
+//		agent, err := onion.NewAgent("weather", GetWeather, onion.BaseURL(s.URL()), onion.Model("gpt-4.1-mini"))
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		res, err := agent.Run(context.Background(), "Weather in Paris?")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		if len(res.ToolCalls) != 1 || res.ToolCalls[0].Arguments != `{"city":"Paris"}` {
+//			t.Errorf("tool calls: %+v", res.ToolCalls)
+//		}
+//	}
+//
+// A recording is one JSON document, indented, meant to be read and edited:
+//
+//	{
+//	  "format": "oniontest/recording/1",
+//	  "volatile": ["user"],
+//	  "exchanges": [
+//	    {
+//	      "request": {
+//	        "method": "POST",
+//	        "path": "/v1/chat/completions",
+//	        "json": {
+//	          "model": "gpt-4.1",
+//	          "messages": [{"role": "user", "content": "Hi"}],
+//	          "stream": false,
+//	          "user": "u-1",
+//	          "metadata": {"trace": "t-1"}
+//	        },
+//	        "volatile": ["metadata.trace"]
+//	      },
+//	      "response": {
+//	        "status": 200,
+//	        "header": {"Content-Type": "application/json"},
+//	        "body": "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Hello!\"},\"finish_reason\":\"stop\"}]}\n"
+//	      }
+//	    },
+//	    {
+//	      "request": {
+//	        "method": "POST",
+//	        "path": "/v1/chat/completions",
+//	        "json": {
+//	          "model": "gpt-4.1",
+//	          "messages": [{"role": "user", "content": "Bye"}],
+//	          "stream": true,
+//	          "user": "u-1"
+//	        }
+//	      },
+//	      "response": {
+//	        "status": 200,
+//	        "header": {"Content-Type": "text/event-stream"},
+//	        "events": [
+//	          "data: {\"id\":\"chatcmpl-2\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Bye!\"},\"finish_reason\":\"stop\"}]}\n\n",
+//	          "data: [DONE]\n\n"
+//	        ]
+//	      }
+//	    }
+//	  ]
+//	}
+//
+// "format" is the version. "exchanges" holds the requests in the order
+// they came, each with the reply it got. A request has its method, path
+// and query (the path as the client sent it, with the /v1 of the server's
+// URL), and its body as "json" when it is a JSON document, as it is on
+// both wires, or as "body" text otherwise; no request header is kept. A
+// reply has its status, the headers kept (Content-Type, Retry-After,
+// Retry-After-Ms, X-Ratelimit-*) and its body in one of "events" (an event
+// stream, each event with its blank line), "body" (other text) or
+// "body_base64" (bytes that are not UTF-8); joined, they are the bytes
+// received. "volatile" lists fields that may differ from run to run, as
+// paths into the request's JSON: keys and indexes joined by dots, "*" for
+// any ("metadata.trace", "messages.*.name"); at the top for every request,
+// on a request for that request alone, and more with the [Volatile]
+// option. No field is volatile unless marked: given the same replies, an
+// agent sends the same requests, so a difference is news. Recording again
+// into a file keeps its top-level "volatile" list.
 package oniontest
