@@ -66,7 +66,8 @@ type recorder struct {
 // If file already holds a recording, its top-level "volatile" list is
 // kept, so that fields marked by hand stay marked when a run is recorded
 // again. A request upstream fails the test and gets a 502 when it cannot
-// be sent; a reply upstream, error or not, is recorded as it is.
+// be sent; a reply upstream, error or not, is recorded as it is. t must
+// not be nil; the server serves no steps.
 func Record(t testing.TB, upstreamURL, file string, opts ...RecordingOption) *Server {
 	t.Helper()
 	u, err := url.Parse(upstreamURL)

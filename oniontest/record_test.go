@@ -2,11 +2,13 @@ package oniontest_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -477,4 +479,113 @@ type fatalT struct{ fakeT }
 func (f *fatalT) Fatalf(format string, args ...any) {
 	f.Errorf(format, args...)
 	runtime.Goexit()
+}
+
+// TestRecordUpstreamDown: a request the upstream cannot be reached for
+// fails the test and gets a 502, and nothing is recorded for it.
+func TestRecordUpstreamDown(t *testing.T) {
+	upstream := oniontest.NewServer(t)
+	upstream.Close()
+	file := filepath.Join(t.TempDir(), "down.json")
+	ft := &fakeT{TB: t}
+	rec := oniontest.Record(ft, upstream.URL(), file)
+	resp, err := http.Post(rec.URL()+"/chat/completions", "application/json", strings.NewReader(`{"model":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rec.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	if got := ft.failures(); !strings.Contains(got, "oniontest: record: request #1 upstream: ") {
+		t.Errorf("the failure: %q", got)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Exchanges []any }
+	if err := json.Unmarshal(b, &f); err != nil || len(f.Exchanges) != 0 {
+		t.Errorf("the file: %v, %d exchanges, want none:\n%s", err, len(f.Exchanges), b)
+	}
+}
+
+// TestRecordConcurrent: requests recorded at once each keep their own
+// reply, and every one is in the file.
+func TestRecordConcurrent(t *testing.T) {
+	const n = 8
+	echo := oniontest.Func(func(r oniontest.Request) oniontest.Step {
+		return oniontest.Text("re: " + r.Body.Messages[0].Content)
+	})
+	steps := make([]oniontest.Step, n)
+	for i := range steps {
+		steps[i] = echo
+	}
+	file := filepath.Join(t.TempDir(), "concurrent.json")
+	rec := oniontest.Record(t, oniontest.NewServer(t, steps...).URL(), file)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"q%d"}]}`, i)
+			resp, err := http.Post(rec.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	rec.Close()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Exchanges []struct {
+			Request struct {
+				JSON struct {
+					Messages []struct{ Content string }
+				}
+			}
+			Response struct{ Body string }
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil || len(f.Exchanges) != n {
+		t.Fatalf("the file: %v, %d exchanges, want %d", err, len(f.Exchanges), n)
+	}
+	for i, ex := range f.Exchanges {
+		q := ex.Request.JSON.Messages[0].Content
+		if !strings.Contains(ex.Response.Body, `"content":"re: `+q+`"`) {
+			t.Errorf("exchange %d: the request asks %q, the reply is %s", i+1, q, ex.Response.Body)
+		}
+	}
+}
+
+// TestRecordCompressed: a reply the upstream compresses is recorded, and
+// passed on, as the text it is.
+func TestRecordCompressed(t *testing.T) {
+	const body = `{"id":"chatcmpl-1","object":"chat.completion","choices":[]}` + "\n"
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			t.Errorf("the upstream was not offered gzip: %q", r.Header.Get("Accept-Encoding"))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, body)
+		zw.Close()
+	}))
+	defer upstream.Close()
+	file := filepath.Join(t.TempDir(), "gzip.json")
+	rec := oniontest.Record(t, upstream.URL+"/v1", file)
+	if got := postTo(t, rec.URL()+"/chat/completions", `{"model":"m"}`); string(got) != body {
+		t.Errorf("through the recorder: %q", got)
+	}
+	rec.Close()
+	if got := postTo(t, oniontest.Playback(t, file).URL()+"/chat/completions", `{"model":"m"}`); string(got) != body {
+		t.Errorf("played back: %q", got)
+	}
 }
