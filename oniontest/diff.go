@@ -102,7 +102,7 @@ type differ struct {
 }
 
 // absent stands for a key or element one side does not have.
-var absent = new(int)
+type absent struct{}
 
 func (d *differ) compare(path string, a, b string) {
 	if a != b {
@@ -127,9 +127,9 @@ func (d *differ) walk(path string, a, b any) {
 				vb, okb := b[k]
 				switch {
 				case !oka:
-					d.add(join(path, k), absent, vb)
+					d.add(join(path, k), absent{}, vb)
 				case !okb:
-					d.add(join(path, k), va, absent)
+					d.add(join(path, k), va, absent{})
 				default:
 					d.walk(join(path, k), va, vb)
 				}
@@ -142,9 +142,9 @@ func (d *differ) walk(path string, a, b any) {
 				p := join(path, strconv.Itoa(i))
 				switch {
 				case i >= len(a):
-					d.add(p, absent, b[i])
+					d.add(p, absent{}, b[i])
 				case i >= len(b):
-					d.add(p, a[i], absent)
+					d.add(p, a[i], absent{})
 				default:
 					d.walk(p, a[i], b[i])
 				}
@@ -179,10 +179,8 @@ func (d *differ) add(path string, a, b any) {
 // show is a value as the diff shows it: compact JSON.
 func show(v any) string {
 	switch v := v.(type) {
-	case *int:
-		if v == absent {
-			return "(absent)"
-		}
+	case absent:
+		return "(absent)"
 	case string:
 		return string(marshal(v))
 	}

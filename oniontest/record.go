@@ -150,7 +150,11 @@ func (rc *recorder) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // the recorder's /v1 appended to the upstream's, the queries joined.
 func (rc *recorder) target(in *url.URL) *url.URL {
 	u := *rc.upstream
-	u.Path = strings.TrimSuffix(u.Path, "/") + strings.TrimPrefix(in.Path, "/v1")
+	path := in.Path
+	if path == "/v1" || strings.HasPrefix(path, "/v1/") {
+		path = path[len("/v1"):]
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	u.RawPath = ""
 	switch {
 	case u.RawQuery == "":
@@ -212,7 +216,9 @@ func secrets(r *http.Request) []string {
 		if !ok {
 			cred = auth
 		}
-		keys = append(keys, strings.TrimSpace(cred))
+		if cred = strings.TrimSpace(cred); cred != "" {
+			keys = append(keys, cred)
+		}
 	}
 	for _, h := range []string{"Api-Key", "X-Api-Key", "X-Goog-Api-Key"} {
 		if v := r.Header.Get(h); v != "" {
