@@ -1,0 +1,140 @@
+package automation
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// This file is the in-process scheduler's store: one JSON file, read once
+// when the scheduler opens it and replaced atomically on every change.
+
+// storeFile is what the file holds.
+type storeFile struct {
+	Automations []Automation `json:"automations"`
+}
+
+// maxStore bounds the file read: 100 automations of 8 KiB inputs fit many
+// times over.
+const maxStore = 64 << 20
+
+// loadStore reads the automations stored at path. A missing or empty file
+// holds none; anything else that is not a store of valid automations is
+// an error, so that a damaged file is never taken for an empty one and
+// overwritten.
+func loadStore(path string) ([]Automation, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("automation: %w", err)
+	case len(b) > maxStore:
+		return nil, fmt.Errorf("automation: %s is %d bytes, over the limit of %d: fix or move the file", path, len(b), maxStore)
+	}
+	if b = bytes.TrimSpace(b); len(b) == 0 {
+		return nil, nil
+	}
+	var f storeFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil || dec.More() {
+		if err == nil {
+			err = errors.New("data after the object")
+		}
+		return nil, fmt.Errorf("automation: %s is not a store of automations: fix or move the file: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for i, a := range f.Automations {
+		if err := checkStored(a); err != nil {
+			return nil, fmt.Errorf("automation: %s, automation %d: %w: fix or move the file", path, i, err)
+		}
+		if seen[a.ID] {
+			return nil, fmt.Errorf("automation: %s holds two automations with id %q: fix or move the file", path, a.ID)
+		}
+		seen[a.ID] = true
+	}
+	return f.Automations, nil
+}
+
+// checkStored checks an automation read from the file is one Create could
+// have stored.
+func checkStored(a Automation) error {
+	s := a.Schedule
+	switch {
+	case a.ID == "":
+		return errors.New("no id")
+	case strings.TrimSpace(a.Agent) == "":
+		return errors.New("no agent")
+	case strings.TrimSpace(a.Input) == "" || len(a.Input) > maxInput:
+		return errors.New("no input, or one over the limit")
+	case s.At.IsZero() == (s.Cron == ""):
+		return errors.New("neither a time nor a cron expression, or both")
+	case a.Runs < 0 || s.MaxRuns < 0:
+		return errors.New("a negative count of runs")
+	case a.Next.IsZero():
+		return errors.New("no next fire")
+	}
+	if _, err := s.location(); err != nil {
+		return fmt.Errorf("time zone %q is unknown", s.TimeZone)
+	}
+	if s.Cron != "" {
+		if _, err := cronParser.Parse(s.Cron); err != nil {
+			return fmt.Errorf("cron %q: %w", s.Cron, err)
+		}
+	}
+	return nil
+}
+
+// saveStore writes as to path atomically: a temporary file in the same
+// directory, synced, renamed over the old one, and the directory synced.
+func saveStore(path string, as []Automation) error {
+	if as == nil {
+		as = []Automation{}
+	}
+	b, err := json.MarshalIndent(storeFile{Automations: as}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("automation: encode: %w", err)
+	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("automation: save %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil { // so that the rename survives a crash
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
