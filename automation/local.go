@@ -23,9 +23,6 @@ import (
 
 // Options configure a Local scheduler.
 type Options struct {
-	// Agents are the agents automations may name: a fire runs the one
-	// whose Name is the automation's Agent.
-	Agents []*onion.Agent
 	// OnResult, when set, receives the outcome of each fire, in the
 	// fire's goroutine, with the scheduler's context (canceled by Close).
 	// Without it each outcome is logged.
@@ -55,7 +52,9 @@ type Options struct {
 // skipped. An automation with no fire left (a one-shot that ran, a cron
 // past its End or MaxRuns) is removed.
 //
-// Local is safe for concurrent use. Close stops it.
+// NewLocal opens it, Start gives it the agents and starts firing, Close
+// stops it: the agents' tools (see Tools) can then be made from the Local
+// before the agents exist. Local is safe for concurrent use.
 type Local struct {
 	path     string // "" keeps the automations in this process only
 	agents   map[string]*onion.Agent
@@ -71,9 +70,10 @@ type Local struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	mu      sync.Mutex             // guards autos, running and closed
+	mu      sync.Mutex             // guards agents, autos, running, started and closed
 	autos   map[string]*Automation // by ID: the active automations
 	running map[string]bool        // IDs whose run is going
+	started bool
 	closed  bool
 }
 
@@ -81,7 +81,7 @@ var _ Scheduler = (*Local)(nil)
 
 // NewLocal opens the automations stored in the file at path (created at
 // the first change; its directory is created as needed), or keeps them in
-// this process only when path is "", and starts firing them. A file that
+// this process only when path is "": Start fires them. A file that
 // is not a store of valid automations is an error, never overwritten: fix
 // or move it. The file is locked (path+".lock") while the Local is open, so
 // a second scheduler on it, in this process or another, is refused.
@@ -97,15 +97,6 @@ func NewLocal(path string, opts Options) (*Local, error) {
 		wake:     make(chan struct{}, 1),
 		autos:    map[string]*Automation{},
 		running:  map[string]bool{},
-	}
-	for i, a := range opts.Agents {
-		if a == nil {
-			return nil, fmt.Errorf("automation: agent %d is nil", i)
-		}
-		if _, dup := l.agents[a.Name()]; dup {
-			return nil, fmt.Errorf("automation: two agents are named %q; automations find their agent by name", a.Name())
-		}
-		l.agents[a.Name()] = a
 	}
 	if path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -126,20 +117,52 @@ func NewLocal(path string, opts Options) (*Local, error) {
 		}
 	}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
+	return l, nil
+}
+
+// Start gives the scheduler the agents automations may name (a fire runs
+// the one whose Name is the automation's Agent) and starts firing, until
+// Close. Fires missed before Start are skipped like those missed while the
+// process was not running.
+func (l *Local) Start(agents ...*onion.Agent) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.closed:
+		return errors.New("automation: the scheduler is closed")
+	case l.started:
+		return errors.New("automation: the scheduler is started already")
+	case len(agents) == 0:
+		return errors.New("automation: give Start at least one agent")
+	}
+	for i, a := range agents {
+		if a == nil {
+			return fmt.Errorf("automation: agent %d is nil", i)
+		}
+		if _, dup := l.agents[a.Name()]; dup {
+			clear(l.agents)
+			return fmt.Errorf("automation: two agents are named %q; automations find their agent by name", a.Name())
+		}
+		l.agents[a.Name()] = a
+	}
+	l.started = true
 	l.wg.Add(1)
 	go l.loop()
-	return l, nil
+	return nil
 }
 
 // Create validates and stores a new automation (see Limits.Admit) and
 // returns it with its ID. An automation with a.IdempotencyKey that exists
-// already is returned as it is, and none is made. The agent must be one of
-// Options.Agents.
+// already is returned as it is, and none is made. The agent must be one
+// given to Start, which must have been called.
 func (l *Local) Create(ctx context.Context, a Automation) (Automation, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
+	switch {
+	case l.closed:
 		return Automation{}, errors.New("automation: the scheduler is closed")
+	case !l.started:
+		return Automation{}, errors.New("automation: the scheduler is not started: call Start with the agents the automations run")
 	}
 	if a.IdempotencyKey != "" {
 		for _, old := range l.autos {
@@ -149,7 +172,7 @@ func (l *Local) Create(ctx context.Context, a Automation) (Automation, error) {
 		}
 	}
 	if _, ok := l.agents[a.Agent]; !ok {
-		return Automation{}, fmt.Errorf("automation: no agent named %q: give it to the scheduler in Options.Agents", a.Agent)
+		return Automation{}, fmt.Errorf("automation: no agent named %q: give it to the scheduler's Start", a.Agent)
 	}
 	a, err := l.limits.Admit(a, time.Now(), len(l.autos))
 	if err != nil {
@@ -301,7 +324,10 @@ func (l *Local) fire(a Automation) {
 		res *onion.Result
 		err error
 	)
-	if agent := l.agents[a.Agent]; agent != nil {
+	l.mu.Lock()
+	agent := l.agents[a.Agent]
+	l.mu.Unlock()
+	if agent != nil {
 		res, err = agent.Run(l.ctx, a.Input)
 	} else {
 		err = fmt.Errorf("automation: no agent named %q", a.Agent)

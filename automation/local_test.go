@@ -88,7 +88,6 @@ func open(t *testing.T, path string, m *model, opts automation.Options) *harness
 		t.Fatal(err)
 	}
 	h := &harness{model: m, logs: &bytes.Buffer{}}
-	opts.Agents = []*onion.Agent{agent}
 	opts.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: h.logs, mu: &h.mu}, nil))
 	opts.OnResult = func(_ context.Context, a automation.Automation, res *onion.Result, err error) {
 		f := fire{at: time.Now(), id: a.ID, err: err}
@@ -105,6 +104,9 @@ func open(t *testing.T, path string, m *model, opts automation.Options) *harness
 	}
 	h.Local = l
 	t.Cleanup(func() { l.Close() })
+	if err := l.Start(agent); err != nil {
+		t.Fatal(err)
+	}
 	return h
 }
 
