@@ -48,7 +48,8 @@ const maxSkips = 8
 
 // Normalize checks s as a new schedule at now and returns it in normal
 // form: the zone a known IANA name, At in that zone and in the future and
-// to the second, Cron in single spaces and firing at least once and never
+// to the second, Cron in single spaces, restricting the day of the month or
+// the day of the week but not both, and firing at least once and never
 // twice within minInterval, End after now and after At. Its errors wrap
 // ErrRefused and say what to change.
 func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule, error) {
@@ -86,6 +87,9 @@ func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule,
 	if strings.HasPrefix(s.Cron, "@") || strings.Contains(s.Cron, "TZ=") {
 		return Schedule{}, refuse("cron %q is not five fields: write minute hour day-of-month month day-of-week, such as \"0 9 * * MON\", and give the zone in time_zone", s.Cron)
 	}
+	if f := strings.Fields(s.Cron); len(f) == 5 && restricted(f[2]) && restricted(f[4]) {
+		return Schedule{}, refuse("cron %q names both a day of month and a day of week, which cron implementations read differently (either or both): give one and * for the other", s.Cron)
+	}
 	spec, err := cronParser.Parse(s.Cron)
 	if err != nil {
 		return Schedule{}, refuse("cron %q does not parse (%v): write five fields, minute hour day-of-month month day-of-week, such as \"0 9 * * MON\" for Mondays at 9:00", s.Cron, err)
@@ -110,6 +114,9 @@ func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule,
 	}
 	return s, nil
 }
+
+// restricted says a day field names some days, not all.
+func restricted(field string) bool { return field != "*" && field != "?" }
 
 // Next returns the first fire of s strictly after t, or the zero time when
 // there is none (a one-shot already past, or past End). MaxRuns is not

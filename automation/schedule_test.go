@@ -100,6 +100,7 @@ func TestNormalizeRefuses(t *testing.T) {
 		{"six fields", automation.Schedule{Cron: "0 0 9 * * *", TimeZone: "UTC"}, "does not parse"},
 		{"descriptor", automation.Schedule{Cron: "@daily", TimeZone: "UTC"}, "not five fields"},
 		{"zone in cron", automation.Schedule{Cron: "CRON_TZ=UTC 0 9 * * *", TimeZone: "UTC"}, "not five fields"},
+		{"both days", automation.Schedule{Cron: "0 9 1 * MON", TimeZone: "UTC"}, "both a day of month and a day of week"},
 		{"never", automation.Schedule{Cron: "0 9 31 2 *", TimeZone: "UTC"}, "never fires"},
 		{"every minute", automation.Schedule{Cron: "*/1 * * * *", TimeZone: "UTC"}, "no closer than 5m0s"},
 		{"two close once a day", automation.Schedule{Cron: "0,2 9 * * *", TimeZone: "UTC"}, "2m0s apart"},
