@@ -50,7 +50,7 @@ func main() {
 // run is the program, with the terminal passed in so that a test can answer
 // the approval.
 func run(ctx context.Context, in io.Reader, out io.Writer, store, prompt string, wait bool) error {
-	//snippet:scheduler
+	// snippet:scheduler
 	scheduler, err := automation.NewLocal(store, automation.Options{
 		OnResult: func(ctx context.Context, a automation.Automation, res *onion.Result, err error) {
 			if err != nil {
@@ -77,7 +77,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, store, prompt string,
 	if err := scheduler.Start(agent); err != nil { // fires from now until Close
 		return err
 	}
-	//end snippet:scheduler
+	// end snippet:scheduler
 
 	fmt.Fprintf(out, "> %s\n", prompt)
 	answer, err := agent.Input(ctx, prompt)
