@@ -413,3 +413,59 @@ func TestCancel(t *testing.T) {
 		}
 	})
 }
+
+// callingModel calls send_report for each prompt, then answers with what
+// the tool said.
+type callingModel struct{}
+
+func (callingModel) Generate(_ context.Context, req *onion.Request, _ func(onion.Delta)) (*onion.Response, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == onion.RoleTool {
+		return &onion.Response{Message: onion.Message{Role: onion.RoleAssistant, Content: last.Content}}, nil
+	}
+	call := onion.ToolRequest{ID: "call_1", Name: "send_report", Arguments: `{}`}
+	return &onion.Response{Message: onion.Message{Role: onion.RoleAssistant, ToolCalls: []onion.ToolRequest{call}}}, nil
+}
+
+// TestApprovalAskedAtEachFire: a call that needs approval inside a fire
+// asks the approver at every fire; an earlier yes stands for nothing.
+func TestApprovalAskedAtEachFire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		asked := 0
+		approver := func(context.Context, onion.Call) (bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked++
+			return asked == 1, nil // yes the first time only
+		}
+		send, err := onion.NewTool(func() string { return "sent" }, onion.Name("send_report"), onion.Description("Send the report."), onion.Write, onion.RequireApproval())
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent, err := onion.NewAgent("reporter", send, onion.WithModel(callingModel{}), onion.Approver(approver))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outcomes []onion.Outcome
+		l, err := automation.NewLocal("", automation.Options{OnResult: func(_ context.Context, _ automation.Automation, res *onion.Result, _ error) {
+			mu.Lock()
+			defer mu.Unlock()
+			outcomes = append(outcomes, res.ToolCalls[0].Outcome)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if err := l.Start(agent); err != nil {
+			t.Fatal(err)
+		}
+		create(t, l, automation.Automation{Input: "send the report", Schedule: automation.Schedule{Cron: "0 * * * *", TimeZone: "UTC"}})
+		until(time.Now().Add(2 * time.Hour))
+		mu.Lock()
+		defer mu.Unlock()
+		if asked != 2 || len(outcomes) != 2 || outcomes[0] != onion.Succeeded || outcomes[1] != onion.Denied {
+			t.Errorf("approver asked %d times, outcomes %v; want 2, succeeded then denied", asked, outcomes)
+		}
+	})
+}

@@ -124,7 +124,7 @@ func (s *Scheduler) Create(ctx context.Context, a automation.Automation) (automa
 		_, _ = rand.Read(b[:])
 		id = SchedulePrefix + hex.EncodeToString(b[:])
 	}
-	active, err := s.ids(ctx)
+	active, err := s.List(ctx)
 	if err != nil {
 		return automation.Automation{}, err
 	}
