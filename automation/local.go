@@ -88,7 +88,6 @@ var _ Scheduler = (*Local)(nil)
 func NewLocal(path string, opts Options) (*Local, error) {
 	l := &Local{
 		path:     path,
-		agents:   map[string]*onion.Agent{},
 		onResult: opts.OnResult,
 		log:      cmp.Or(opts.Logger, slog.Default()),
 		limits:   opts.Limits.withDefaults(),
@@ -135,17 +134,17 @@ func (l *Local) Start(agents ...*onion.Agent) error {
 	case len(agents) == 0:
 		return errors.New("automation: give Start at least one agent")
 	}
+	byName := make(map[string]*onion.Agent, len(agents))
 	for i, a := range agents {
 		if a == nil {
 			return fmt.Errorf("automation: agent %d is nil", i)
 		}
-		if _, dup := l.agents[a.Name()]; dup {
-			clear(l.agents)
+		if _, dup := byName[a.Name()]; dup {
 			return fmt.Errorf("automation: two agents are named %q; automations find their agent by name", a.Name())
 		}
-		l.agents[a.Name()] = a
+		byName[a.Name()] = a
 	}
-	l.started = true
+	l.agents, l.started = byName, true
 	l.wg.Add(1)
 	go l.loop()
 	return nil

@@ -469,3 +469,27 @@ func TestApprovalAskedAtEachFire(t *testing.T) {
 		}
 	})
 }
+
+func TestStartRefuses(t *testing.T) {
+	l, err := automation.NewLocal("", automation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a, _ := onion.NewAgent("a", onion.WithModel(&model{}))
+	b, _ := onion.NewAgent("a", onion.WithModel(&model{}))
+	if _, err := l.Create(context.Background(), automation.Automation{Agent: "a", Input: "x", Schedule: automation.Schedule{Cron: "0 9 * * *", TimeZone: "UTC"}}); err == nil || !strings.Contains(err.Error(), "not started") {
+		t.Errorf("Create before Start: %v", err)
+	}
+	for _, agents := range [][]*onion.Agent{nil, {a, nil}, {a, b}} {
+		if err := l.Start(agents...); err == nil {
+			t.Errorf("Start(%v) was taken", agents)
+		}
+	}
+	if err := l.Start(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Start(a); err == nil {
+		t.Error("a second Start was taken")
+	}
+}
