@@ -42,6 +42,10 @@ type Effect struct {
 	Kind EffectKind `json:"kind"`
 	// Request is the model request of AskModel.
 	Request *Request `json:"request,omitempty"`
+	// Summary marks the AskModel that asks for the summary of a
+	// compaction (see Config.CompactAfter): it is sent like any other, but
+	// its text is not the run's answer and is not streamed as such.
+	Summary bool `json:"summary,omitempty"`
 	// Call is the call of AskApproval, RunCall and the tool events, a
 	// copy the runtime may keep.
 	Call Call `json:"call,omitzero"`
@@ -51,6 +55,8 @@ type Effect struct {
 	// Event and Iteration say what an Emit reports.
 	Event     EventKind `json:"event,omitempty"`
 	Iteration int       `json:"iteration,omitempty"`
+	// Compaction says what an EventCompacted compaction did.
+	Compaction *Compaction `json:"compaction,omitempty"`
 	// Result is the result of Finish.
 	Result *Result `json:"result,omitempty"`
 }

@@ -48,6 +48,11 @@ type Config struct {
 	// BackoffMin and BackoffMax bound the exponential backoff between
 	// attempts of a call; zero means no wait.
 	BackoffMin, BackoffMax time.Duration
+	// CompactAfter compacts the conversation when a request would be
+	// estimated past this many tokens (see EstimateTokens); 0 never does.
+	// CompactStrategy says how (default CompactSummarize).
+	CompactAfter    int
+	CompactStrategy CompactStrategy
 }
 
 // Loop is the agent's loop as a deterministic state machine. It reads no
@@ -80,6 +85,9 @@ func New(cfg Config) (*Loop, error) {
 			cfg.MaxIterations, cfg.MaxParallel, cfg.MaxOutput, cfg.ToolRetries)
 	case cfg.BackoffMin < 0 || cfg.BackoffMax < cfg.BackoffMin:
 		return nil, fmt.Errorf("loop: backoff %v to %v: need 0 <= min <= max", cfg.BackoffMin, cfg.BackoffMax)
+	}
+	if err := checkCompaction(&cfg); err != nil {
+		return nil, err
 	}
 	cfg.Tools = append([]Tool(nil), cfg.Tools...)
 	l := &Loop{cfg: cfg, byName: make(map[string]int, len(cfg.Tools))}
@@ -141,10 +149,13 @@ func (l *Loop) Step(st *State, in Input) ([]Effect, error) {
 	case in.Stop != nil:
 		return l.stop(st, *in.Stop, in.Now), nil
 	case in.Reply != nil:
-		if st.Phase != AwaitingModel {
-			return nil, fmt.Errorf("%w: a reply, but no model request is pending", ErrUnexpected)
+		switch st.Phase {
+		case AwaitingModel:
+			return l.reply(st, in.Reply, in.Now), nil
+		case AwaitingSummary:
+			return l.summarized(st, in.Reply), nil
 		}
-		return l.reply(st, in.Reply, in.Now), nil
+		return nil, fmt.Errorf("%w: a reply, but no model request is pending", ErrUnexpected)
 	case in.Approval != nil:
 		c := st.call(in.Approval.CallID)
 		if c == nil || c.Status != Approving {
@@ -168,6 +179,8 @@ func (l *Loop) Pending(st *State) []Effect {
 	switch st.Phase {
 	case AwaitingModel:
 		out = append(out, Effect{Kind: AskModel, Request: l.request(st)})
+	case AwaitingSummary:
+		out = append(out, Effect{Kind: AskModel, Summary: true, Request: l.summaryRequest(st)})
 	case AwaitingCalls:
 		for _, c := range st.Calls {
 			switch {
@@ -205,9 +218,19 @@ func (l *Loop) withTools(st *State) bool {
 	return st.Iteration <= l.cfg.MaxIterations && len(l.cfg.Tools) > 0
 }
 
-// ask sends the next model request.
+// ask sends the next model request, compacted first when it is over
+// Config.CompactAfter.
 func (l *Loop) ask(st *State, out []Effect) []Effect {
 	st.Iteration++
+	out, waiting := l.compact(st, out)
+	if waiting {
+		return out // for the summary; then send
+	}
+	return l.send(st, out)
+}
+
+// send sends the request of the conversation as it is.
+func (l *Loop) send(st *State, out []Effect) []Effect {
 	st.Phase = AwaitingModel
 	out = append(out,
 		Effect{Kind: Emit, Event: EventIteration, Iteration: st.Iteration},
@@ -238,6 +261,7 @@ func (l *Loop) request(st *State) *Request {
 }
 
 func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
+	l.counted(st, r)
 	u := r.Usage
 	u.Requests = 1
 	st.Result.Usage.Add(u)
@@ -465,7 +489,7 @@ func (l *Loop) stop(st *State, s Stop, now time.Time) []Effect {
 	if st.Stopping != nil {
 		return nil
 	}
-	if st.Phase == AwaitingModel {
+	if st.Phase == AwaitingModel || st.Phase == AwaitingSummary {
 		return l.finish(st, s.Reason, s.Error, nil)
 	}
 	st.Stopping = &s

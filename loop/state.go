@@ -110,6 +110,8 @@ type Result struct {
 	// round.
 	Calls []Call `json:"calls,omitempty"`
 	Usage Usage  `json:"usage"`
+	// Compactions are the run's compactions, in order.
+	Compactions []Compaction `json:"compactions,omitempty"`
 }
 
 // Phase is what a run waits for.
@@ -148,4 +150,7 @@ type State struct {
 	Stopping *Stop `json:"stopping,omitempty"`
 	// Result is the run's result so far.
 	Result Result `json:"result"`
+	// Compact is what compaction remembers, in a run of a loop with
+	// Config.CompactAfter.
+	Compact *CompactState `json:"compact,omitempty"`
 }
