@@ -157,7 +157,7 @@ func (r *liveRun) carryOut(e loop.Effect) {
 		if r.stopping {
 			return // the loop finished already
 		}
-		r.askModel(e.Request)
+		r.askModel(e.Request, e.Summary)
 	case loop.AskApproval:
 		if r.stopping {
 			r.step(loop.Input{Approval: &loop.Approval{CallID: e.Call.ID, Reason: "the run stopped"}})
@@ -175,7 +175,9 @@ func (r *liveRun) carryOut(e loop.Effect) {
 	}
 }
 
-func (r *liveRun) askModel(req *Request) {
+// askModel sends req; a summary for compaction is not streamed, since its
+// text is not the answer.
+func (r *liveRun) askModel(req *Request, summary bool) {
 	a := r.a
 	me := ModelEvent{RunID: r.st.RunID, Iteration: r.st.Iteration, WithTools: len(req.Tools) > 0}
 	for _, h := range a.cfg.hooks {
@@ -188,7 +190,7 @@ func (r *liveRun) askModel(req *Request) {
 	}
 	start := time.Now()
 	var emit func(Event)
-	if r.events != nil {
+	if r.events != nil && !summary {
 		emit = func(e Event) { r.events <- e }
 	}
 	ctx := r.startModel(req)
@@ -311,6 +313,13 @@ func (r *liveRun) emit(e loop.Effect) {
 	switch e.Event {
 	case loop.EventIteration:
 		r.send(Event{Kind: EventIteration, Iteration: e.Iteration})
+	case loop.EventCompacted:
+		c := *e.Compaction
+		a.cfg.logger.LogAttrs(r.ctx, slog.LevelInfo, "compaction",
+			slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.Int("iteration", c.Iteration),
+			slog.Int("tokens_before", c.Before), slog.Int("tokens_after", c.After),
+			slog.Int("tool_results", c.ToolResults), slog.Int("summarized", c.Summarized))
+		r.send(Event{Kind: EventCompacted, Iteration: e.Iteration, Compaction: &c})
 	case loop.EventToolStarted:
 		tc := toolCall(e.Call)
 		r.startTool(tc)
@@ -365,7 +374,8 @@ func (r *liveRun) send(e Event) {
 
 // ResultOf is the Result of a run of an agent's loop, as Run returns it.
 func ResultOf(lr loop.Result) *Result {
-	res := &Result{RunID: lr.RunID, Output: lr.Output, Iterations: lr.Iterations, StopReason: lr.StopReason, Usage: lr.Usage}
+	res := &Result{RunID: lr.RunID, Output: lr.Output, Iterations: lr.Iterations, StopReason: lr.StopReason, Usage: lr.Usage,
+		Compactions: slices.Clone(lr.Compactions)}
 	if len(lr.Calls) > 0 {
 		res.ToolCalls = make([]ToolCall, len(lr.Calls))
 		for i, c := range lr.Calls {

@@ -69,6 +69,8 @@ type Result struct {
 	StopReason StopReason `json:"stop_reason"` // why the run ended
 	ToolCalls  []ToolCall `json:"tool_calls"`  // every call, in the model's order within a round
 	Usage      Usage      `json:"usage"`       // summed over the run's model requests
+	// Compactions are the run's compactions, in order (see CompactAfter).
+	Compactions []Compaction `json:"compactions,omitempty"`
 }
 
 // EventKind names what an Event reports.
@@ -90,6 +92,8 @@ type Event struct {
 	Text      string    // EventTextDelta: the next piece of text
 	Call      *ToolCall // tool events: the call
 	Result    *Result   // EventDone: the result
+	// Compaction is what an EventCompacted compaction did.
+	Compaction *Compaction
 }
 
 // Hooks are funcs the agent calls as a run goes. Any may be nil. A hook's

@@ -1,0 +1,73 @@
+package onion
+
+import (
+	"fmt"
+
+	"github.com/onionkit/onion/loop"
+)
+
+// This file holds the options of context compaction. The rules are the
+// loop's (package loop, compact.go), so that every runtime compacts alike.
+
+// CompactStrategy says how far compaction goes: see CompactWith.
+type CompactStrategy = loop.CompactStrategy
+
+// The strategies of compaction.
+const (
+	// CompactSummarize replaces older tool results with one-line notes
+	// and then, if the conversation is still over the threshold, has the
+	// model summarize the older turns in one request, whose answer
+	// replaces them. The default.
+	CompactSummarize = loop.CompactSummarize
+	// CompactToolResults only replaces older tool results with notes: no
+	// model request is made for it.
+	CompactToolResults = loop.CompactToolResults
+)
+
+// Compaction is what one compaction did: the request it made smaller, its
+// estimated tokens before and after, the tool results left out and the
+// messages summarized.
+type Compaction = loop.Compaction
+
+// EventCompacted reports a compaction; Event.Compaction says what was
+// done. It comes before the EventIteration of the request it made smaller.
+const EventCompacted EventKind = EventKind(loop.EventCompacted)
+
+// CompactAfter makes the agent compact the conversation when the next
+// model request would be over tokens tokens. The count is an estimate (a
+// quarter of the bytes sent: loop.EstimateTokens) scaled by the ratio of
+// the prompt tokens the server reported for the last request to its
+// estimate. Once over, the older tool results are replaced with a
+// one-line note, oldest first, down to half the threshold; then, if the
+// request is still over (and CompactWith allows it), one more model
+// request summarizes the older turns into a single message. The system
+// prompt, the run's prompt and the calls of the current round with their
+// results are never touched.
+//
+// Each compaction is an EventCompacted event and is kept in
+// Result.Compactions, and the compacted messages stay in the conversation,
+// so that a conversation saved after the run reloads compacted. With
+// ChainResponses, the first request after a compaction sends the whole
+// compacted conversation instead of continuing the stored one.
+func CompactAfter(tokens int) Option {
+	return optionFunc(func(c *config) error {
+		if tokens < 1 {
+			return fmt.Errorf("onion.CompactAfter(%d): the threshold must be at least 1 token", tokens)
+		}
+		c.compactAfter = tokens
+		return nil
+	})
+}
+
+// CompactWith chooses how CompactAfter compacts (default
+// CompactSummarize).
+func CompactWith(s CompactStrategy) Option {
+	return optionFunc(func(c *config) error {
+		switch s {
+		case CompactSummarize, CompactToolResults:
+			c.compactStrategy = s
+			return nil
+		}
+		return fmt.Errorf("onion.CompactWith(%q): want onion.CompactSummarize or onion.CompactToolResults", s)
+	})
+}
