@@ -437,13 +437,13 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 
 // stream runs prompt after history, yielding its events; when the run
 // succeeds, done gets the turn to keep.
-func (a *Agent) stream(ctx context.Context, history []Message, prompt string, keep func([]Message)) iter.Seq2[Event, error] {
+func (a *Agent) stream(ctx context.Context, history []Message, prompt string, keep func(runTurn)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		events := make(chan Event)
 		var res *Result
-		var turn []Message
+		var turn runTurn
 		var err error
 		done := make(chan struct{})
 		go func() {

@@ -2,6 +2,7 @@ package onion
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/onionkit/onion/loop"
 )
@@ -70,4 +71,40 @@ func CompactWith(s CompactStrategy) Option {
 		}
 		return fmt.Errorf("onion.CompactWith(%q): want onion.CompactSummarize or onion.CompactToolResults", s)
 	})
+}
+
+// runTurn is what a run that ended with an answer changes in its
+// conversation.
+type runTurn struct {
+	// msgs are added at the end: the prompt and the answer, or every
+	// message of the run with KeepToolHistory.
+	msgs []Message
+	// history is set when compaction rewrote the first n messages of the
+	// conversation, the history the run began with: it is that history as
+	// rewritten.
+	history []Message
+	n       int
+}
+
+// runTurn is what the run st of prompt, which began after n messages of
+// history, changes in its conversation.
+func (a *Agent) runTurn(st *loop.State, n int, prompt, answer string) runTurn {
+	t := runTurn{msgs: a.turn(st.Messages[st.Start:], prompt, answer), n: n}
+	if len(st.Result.Compactions) > 0 {
+		t.history = slices.Clone(st.Messages[:st.Start])
+	}
+	return t
+}
+
+// keep applies t: the history the run began with is replaced by its
+// compacted form, the turns that runs overlapping it added are kept after
+// it, and t's turn follows. A conversation shorter than the history the
+// run began with (Reset or SetHistory while it ran) only gets the turn.
+func (c *Conversation) keep(t runTurn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.history != nil && len(c.history) >= t.n {
+		c.history = append(slices.Clip(t.history), c.history[t.n:]...)
+	}
+	c.history = append(c.history, t.msgs...)
 }

@@ -317,3 +317,114 @@ func TestCompactAfter50Iterations(t *testing.T) {
 		t.Errorf("compaction saved too little: %d against %d", tokens, plainTokens)
 	}
 }
+
+// TestCompactAfterReload: a conversation saved after a compacted run
+// reloads compacted: the next request sends it as the run left it, on
+// either wire, whether the compaction left out results (kept with
+// KeepToolHistory) or summarized turns (kept by default).
+func TestCompactAfterReload(t *testing.T) {
+	for _, w := range compactWires {
+		t.Run(w.name+"/notes", func(t *testing.T) {
+			f := &fetcher{rounds: 4}
+			s := f.server(t)
+			a := newAgent(t, s, append(w.opts, WebFetch, onion.KeepToolHistory(), onion.CompactAfter(7000))...)
+			conv := a.NewConversation()
+			res, err := conv.Run(context.Background(), "read the pages")
+			if err != nil || len(res.Compactions) != 1 {
+				t.Fatalf("result %+v, err %v: want one compaction", res, err)
+			}
+			saved, err := conv.MarshalHistory()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(saved), loop.ToolResultNote("web_fetch", 3000)); n != 2 {
+				t.Errorf("the saved conversation holds %d notes, want 2", n)
+			}
+			last := s.Requests()[len(s.Requests())-1].Body.Messages
+
+			again := a.NewConversation()
+			if err := again.UnmarshalHistory(saved); err != nil {
+				t.Fatal(err)
+			}
+			res, err = again.Run(context.Background(), "and now?")
+			if err != nil || len(res.Compactions) != 0 {
+				t.Fatalf("result %+v, err %v", res, err)
+			}
+			next := s.Requests()[len(s.Requests())-1].Body.Messages
+			want := append(slices.Clone(last), openai.ChatCompletionMessage{Role: "assistant", Content: "done"}, openai.ChatCompletionMessage{Role: "user", Content: "and now?"})
+			if a, b := chatJSON(want), chatJSON(next); a != b {
+				t.Errorf("the request after reloading:\n got %.1500s\nwant %.1500s", b, a)
+			}
+		})
+		t.Run(w.name+"/summary", func(t *testing.T) {
+			f := &fetcher{rounds: 2, args: "https://example.com/" + strings.Repeat("very-long-path/", 400)}
+			s := f.server(t)
+			a := newAgent(t, s, append(w.opts, WebFetch, onion.CompactAfter(5000))...)
+			conv := a.NewConversation()
+			if _, err := conv.Run(context.Background(), "read the pages"); err != nil {
+				t.Fatal(err)
+			}
+			saved, err := json.Marshal(conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again := a.NewConversation()
+			if err := json.Unmarshal(saved, again); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := again.Run(context.Background(), "and now?"); err != nil {
+				t.Fatal(err)
+			}
+			next := s.Requests()[len(s.Requests())-1].Body.Messages
+			want := []string{"system", "assistant " + loop.SummaryPrefix + "summary 1: the pages said lorem ipsum", "user read the pages", "assistant done", "user and now?"}
+			var got []string
+			for _, m := range next {
+				got = append(got, strings.TrimSpace(m.Role+" "+m.Content))
+			}
+			got[0] = "system"
+			if !slices.Equal(got, want) {
+				t.Errorf("the request after reloading sends %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestCompactAfterRewritesTheHistory: a run that compacts the history it
+// began with leaves its conversation compacted, the older run's results
+// as notes.
+func TestCompactAfterRewritesTheHistory(t *testing.T) {
+	f := &fetcher{rounds: 2}
+	s := f.server(t)
+	a := newAgent(t, s, WebFetch, onion.KeepToolHistory(), onion.CompactAfter(7000))
+	conv := a.NewConversation()
+	if res, err := conv.Run(context.Background(), "read the pages"); err != nil || len(res.Compactions) != 0 {
+		t.Fatalf("first run: %+v, %v: want no compaction", res, err)
+	}
+	f.mu.Lock()
+	f.calls = 0 // two more rounds
+	f.mu.Unlock()
+	res, err := conv.Run(context.Background(), "read them again")
+	if err != nil || len(res.Compactions) != 1 || res.Compactions[0].ToolResults != 2 {
+		t.Fatalf("second run: %+v, %v: want one compaction of the first run's two results", res, err)
+	}
+	h := conv.History()
+	var got []string
+	for _, m := range h {
+		if m.Role == onion.RoleTool {
+			got = append(got, fmt.Sprintf("%.30s", m.Content))
+		}
+	}
+	note := fmt.Sprintf("%.30s", loop.ToolResultNote("web_fetch", 3000))
+	if want := []string{note, note, page[:30], page[:30]}; !slices.Equal(got, want) {
+		t.Errorf("the conversation's results are %q, want %q", got, want)
+	}
+	if len(h) != 12 || h[0].Content != "read the pages" || h[6].Content != "read them again" || h[11].Content != "done" {
+		t.Errorf("the conversation is %d messages: %+v", len(h), h)
+	}
+}
+
+// chatJSON is msgs as JSON, to compare.
+func chatJSON(msgs []openai.ChatCompletionMessage) string {
+	b, _ := json.Marshal(msgs)
+	return string(b)
+}

@@ -52,7 +52,7 @@ func (c *Conversation) Input(ctx context.Context, prompt string) (string, error)
 func (c *Conversation) Run(ctx context.Context, prompt string) (*Result, error) {
 	res, turn, err := c.agent.run(ctx, c.History(), prompt, nil)
 	if err == nil {
-		c.add(turn)
+		c.keep(turn)
 	}
 	return res, err
 }
@@ -62,7 +62,7 @@ func (c *Conversation) Run(ctx context.Context, prompt string) (*Result, error) 
 // yielded.
 func (c *Conversation) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		c.agent.stream(ctx, c.History(), prompt, c.add)(yield)
+		c.agent.stream(ctx, c.History(), prompt, c.keep)(yield)
 	}
 }
 

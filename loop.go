@@ -22,9 +22,10 @@ import (
 // for and feeds back how it went, until the loop finishes.
 
 // run runs prompt after history and returns the result and, when the run
-// succeeded, the turn a Conversation keeps: the prompt and the answer, or
-// every message of the run with KeepToolHistory.
-func (a *Agent) run(ctx context.Context, history []Message, prompt string, events chan<- Event) (*Result, []Message, error) {
+// succeeded, what a Conversation keeps of it: the turn (the prompt and the
+// answer, or every message of the run with KeepToolHistory) and, when
+// compaction rewrote history, history as rewritten.
+func (a *Agent) run(ctx context.Context, history []Message, prompt string, events chan<- Event) (*Result, runTurn, error) {
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
@@ -33,9 +34,9 @@ func (a *Agent) run(ctx context.Context, history []Message, prompt string, event
 	r.startRun(prompt)
 	res, err := r.drive(effects)
 	r.endRun(res, err)
-	var turn []Message
+	var turn runTurn
 	if err == nil {
-		turn = a.turn(st.Messages[st.Start:], prompt, res.Output)
+		turn = a.runTurn(st, len(history), prompt, res.Output)
 	}
 	for _, h := range a.cfg.hooks {
 		if err != nil && h.OnError != nil {
