@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/client"
 
@@ -46,11 +47,34 @@ func RunIn(ctx context.Context, c client.Client, taskQueue string, conv *onion.C
 	if err != nil {
 		return res, err
 	}
-	if len(msgs) <= len(history) {
-		return res, fmt.Errorf("temporal: run %s: its conversation has %d messages, fewer than the %d it started from", run.GetID(), len(msgs), len(history)+1)
+	start := len(history)
+	if len(res.Compactions) > 0 {
+		start = compactedStart(msgs) // the history may be rewritten
 	}
-	if err := conv.Add(msgs[len(history):]); err != nil {
+	if len(msgs) <= start {
+		return res, fmt.Errorf("temporal: run %s: its conversation has %d messages, fewer than the %d it started from", run.GetID(), len(msgs), start+1)
+	}
+	if len(res.Compactions) > 0 {
+		// What comes before the prompt replaces the history the run began
+		// with; the turns added to conv meanwhile are kept after it.
+		if now := conv.History(); len(now) >= len(history) {
+			conv.SetHistory(append(slices.Clone(msgs[:start]), now[len(history):]...))
+		}
+	}
+	if err := conv.Add(msgs[start:]); err != nil {
 		return res, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
 	}
 	return res, nil
+}
+
+// compactedStart is the index of a compacted run's prompt in its
+// conversation msgs: the last user message, since the loop adds none
+// after the prompt.
+func compactedStart(msgs []onion.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == onion.RoleUser {
+			return i
+		}
+	}
+	return len(msgs)
 }
