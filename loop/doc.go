@@ -61,6 +61,15 @@
 // more, without tools. Every text the model reads about a call fits
 // Config.MaxOutput.
 //
+// With Config.CompactAfter, a request that would be estimated over that
+// many tokens (EstimateTokens, scaled by the server's last count) is made
+// smaller first: older tool results become one-line notes, and then, when
+// that is not enough and the strategy allows it, an AskModel effect with
+// Summary set asks the model for a summary of the older turns (the run is
+// then AwaitingSummary), which replaces them. An Emit of EventCompacted
+// says what was done. The system prompt, the run's prompt and the current
+// round are never touched.
+//
 // The same State and the same Input always give the same effects, byte
 // for byte, and a State encodes to JSON and back at any point, so that a
 // durable runtime can record the inputs, replay them, or carry the State
