@@ -43,7 +43,9 @@ const EventCompacted EventKind = EventKind(loop.EventCompacted)
 // request is still over (and CompactWith allows it), one more model
 // request summarizes the older turns into a single message. The system
 // prompt, the run's prompt and the calls of the current round with their
-// results are never touched.
+// results are never touched. The summary request is a model request like
+// any other for retries, hooks (BeforeModel and AfterModel, WithTools
+// false), telemetry and Result.Usage, but its text is not streamed.
 //
 // Each compaction is an EventCompacted event and is kept in
 // Result.Compactions, and the compacted messages stay in the conversation,

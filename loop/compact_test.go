@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -386,4 +387,114 @@ func TestCompactConfig(t *testing.T) {
 	if got := loop.ToolResultNote("web_fetch", 3120); got != "[tool result of web_fetch (3,120 tokens) left out to save space]" {
 		t.Errorf("note %q", got)
 	}
+}
+
+// FuzzCompact drives runs with compaction through replies, results,
+// summaries and server counts of the sizes the fuzzer picks, and holds the
+// loop to its promises: no panic, a State that survives JSON, the prompt
+// never changed, every tool message still answering a call of the
+// assistant message before it, the current round's call and result sent
+// as they came, and a Finish at the end.
+func FuzzCompact(f *testing.F) {
+	f.Add(uint16(500), []byte{10, 200, 3, 255, 0, 40, 90, 90, 90}, uint8(0))
+	f.Add(uint16(50), []byte{255, 255, 255, 255, 1, 255}, uint8(1))
+	f.Add(uint16(3000), []byte{255, 128, 255, 7, 255, 255, 255, 0}, uint8(2))
+	f.Fuzz(func(t *testing.T, after uint16, sizes []byte, flags uint8) {
+		if len(sizes) > 60 {
+			sizes = sizes[:60]
+		}
+		strategy := loop.CompactSummarize
+		if flags&1 != 0 {
+			strategy = loop.CompactToolResults
+		}
+		l := compactLoop(t, int(after)+1, strategy)
+		var history []loop.Message
+		if flags&2 != 0 {
+			history = []loop.Message{{Role: loop.RoleUser, Content: "before"},
+				{Role: loop.RoleAssistant, ResponseID: "old", ToolCalls: []loop.ToolRequest{{ID: "h1", Name: "fetch", Arguments: "{}"}}},
+				{Role: loop.RoleTool, ToolCallID: "h1", Name: "fetch", Content: strings.Repeat("h", 3000)},
+				{Role: loop.RoleAssistant, Content: "said before"}}
+		}
+		var st *loop.State
+		var args, output string // of the current round
+		// check holds the effects of a step to the promises; done says the
+		// step's input was the current round's result.
+		check := func(effects []loop.Effect, done bool) {
+			t.Helper()
+			for _, e := range effects {
+				if e.Kind == loop.Emit && e.Event == loop.EventCompacted && e.Compaction.ToolResults+e.Compaction.Summarized == 0 {
+					t.Fatalf("a compaction that did nothing: %+v", e.Compaction)
+				}
+				if e.Kind == loop.Emit && e.Event == loop.EventCompacted {
+					for j, m := range st.Messages {
+						if m.ResponseID != "" {
+							t.Fatalf("message %d still names response %s after a compaction", j, m.ResponseID)
+						}
+					}
+				}
+				if e.Kind != loop.AskModel || e.Summary {
+					continue
+				}
+				msgs := e.Request.Messages
+				for j, m := range msgs {
+					if m.Role != loop.RoleTool {
+						continue
+					}
+					k := j - 1
+					for k > 0 && msgs[k].Role == loop.RoleTool {
+						k--
+					}
+					if !slices.ContainsFunc(msgs[k].ToolCalls, func(c loop.ToolRequest) bool { return c.ID == m.ToolCallID }) {
+						t.Fatalf("tool message %d answers %s, which message %d did not call", j, m.ToolCallID, k)
+					}
+				}
+				if last := msgs[len(msgs)-1]; done && (last.Content != output || msgs[len(msgs)-2].ToolCalls[0].Arguments != args) {
+					t.Fatalf("the current round went as %.40q after %.40q", last.Content, msgs[len(msgs)-2].ToolCalls[0].Arguments)
+				}
+			}
+		}
+		st, effects := l.Start("f", 1, history, "the prompt")
+		check(effects, false)
+		for i := 0; st.Phase != loop.Finished; i++ {
+			b := 0
+			if i < len(sizes) {
+				b = int(sizes[i])
+			}
+			var in loop.Input
+			switch p := l.Pending(st); {
+			case st.Phase == loop.AwaitingSummary:
+				in.Reply = &loop.Response{Message: loop.Message{Content: strings.Repeat("s", b*4)}}
+			case st.Phase == loop.AwaitingModel && i >= len(sizes):
+				in.Reply = &loop.Response{Message: loop.Message{Content: "the end"}}
+			case st.Phase == loop.AwaitingModel:
+				args = `{"q":"` + strings.Repeat("a", b*8) + `"}`
+				in.Reply = &loop.Response{ID: fmt.Sprint("resp", i), Message: loop.Message{Content: strings.Repeat("t", b*2),
+					ToolCalls: []loop.ToolRequest{{ID: fmt.Sprint("c", i), Name: "fetch", Arguments: args}}},
+					Usage: loop.Usage{PromptTokens: loop.EstimateTokens(p[0].Request) * (b%7 + 1) / 3}}
+			default:
+				output = strings.Repeat("o", b*50)
+				in.Done = &loop.Done{CallID: p[0].Call.ID, Output: output}
+			}
+			in.Now = t0
+			var err error
+			if effects, err = l.Step(st, in); err != nil {
+				t.Fatal(err)
+			}
+			data, err := json.Marshal(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st = new(loop.State)
+			if err := json.Unmarshal(data, st); err != nil {
+				t.Fatal(err)
+			}
+			if p := st.Messages[st.Start]; p.Role != loop.RoleUser || p.Content != "the prompt" {
+				t.Fatalf("the prompt became %+v", p)
+			}
+			check(effects, in.Done != nil)
+			if i > 3*len(sizes)+10 {
+				t.Fatalf("the run did not finish: phase %s", st.Phase)
+			}
+		}
+	})
 }
