@@ -156,18 +156,32 @@ func (l *Loop) counted(st *State, r *Response) {
 	st.Compact.Sent, st.Compact.Reported = EstimateTokens(l.request(st)), r.Usage.PromptTokens
 }
 
-// currentRound is the index in st.Messages of the current round: the
-// assistant message whose calls the trailing tool messages answer, or
-// len(st.Messages) when no round is under way.
+// currentRound is the index in st.Messages where what compaction never
+// touches begins: the current round (the assistant message whose calls
+// the trailing tool messages answer), or a last user message, or
+// len(st.Messages).
 func currentRound(st *State) int {
-	i := len(st.Messages)
+	n := len(st.Messages)
+	i := n
 	for i > st.Start+1 && st.Messages[i-1].Role == RoleTool {
 		i--
 	}
-	if i < len(st.Messages) && st.Messages[i-1].Role == RoleAssistant && len(st.Messages[i-1].ToolCalls) > 0 {
+	switch {
+	case i < n && st.Messages[i-1].Role == RoleAssistant && len(st.Messages[i-1].ToolCalls) > 0:
 		return i - 1
+	case i == n && n > 0 && st.Messages[n-1].Role == RoleUser:
+		return n - 1
 	}
-	return len(st.Messages)
+	return n
+}
+
+// older counts the messages a summary replaces: those before cur, the
+// run's prompt aside.
+func older(st *State, cur int) int {
+	if st.Start < cur {
+		return cur - 1
+	}
+	return cur
 }
 
 // compact makes the request about to be sent smaller when it is over the
@@ -236,10 +250,13 @@ func (l *Loop) summarized(st *State, r *Response) []Effect {
 	if text := strings.TrimSpace(r.Message.Content); text != "" {
 		cur := currentRound(st)
 		msgs := make([]Message, 0, 2+len(st.Messages)-cur)
-		msgs = append(msgs, Message{Role: RoleAssistant, Content: Cap(SummaryPrefix+text, l.cfg.MaxOutput)}, st.Messages[st.Start])
-		msgs = append(msgs, st.Messages[cur:]...)
-		c.Summarized = cur - 1
-		st.Messages, st.Start = msgs, 1
+		msgs = append(msgs, Message{Role: RoleAssistant, Content: Cap(SummaryPrefix+text, l.cfg.MaxOutput)})
+		start := 1 + st.Start - cur // the prompt among the messages kept
+		if st.Start < cur {
+			msgs, start = append(msgs, st.Messages[st.Start]), 1
+		}
+		c.Summarized = older(st, cur)
+		st.Messages, st.Start = append(msgs, st.Messages[cur:]...), start
 		unchain(st)
 	}
 	return l.send(st, l.compacted(st, c, nil))
@@ -249,7 +266,7 @@ func (l *Loop) summarized(st *State, r *Response) []Effect {
 // current round, the run's prompt aside, could make them smaller: there is
 // more than one, or one that is not a summary already.
 func summarizable(st *State, cur int) bool {
-	switch n := cur - 1; {
+	switch n := older(st, cur); {
 	case n <= 0:
 		return false
 	case n == 1:

@@ -351,6 +351,24 @@ func TestCompactReplay(t *testing.T) {
 	}
 }
 
+// TestCompactSummarizesTheHistory: a history too long for the first
+// request is summarized before it, the prompt kept after the summary.
+func TestCompactSummarizesTheHistory(t *testing.T) {
+	history := []loop.Message{{Role: loop.RoleUser, Content: strings.Repeat("a", 2000)}, {Role: loop.RoleAssistant, Content: strings.Repeat("b", 2000)}}
+	r := newFetchRun(t, compactLoop(t, 200, ""), history)
+	if !r.request().Summary || r.st.Iteration != 1 {
+		t.Fatalf("want a summary of the long history first, got %v", show(r.effects))
+	}
+	r.step(loop.Input{Reply: &loop.Response{Message: loop.Message{Content: "they said a and b"}}})
+	if c := r.compactions(); len(c) != 1 || c[0].Summarized != 2 || c[0].Iteration != 1 {
+		t.Fatalf("compactions %+v", c)
+	}
+	msgs := r.request().Request.Messages
+	if len(msgs) != 3 || msgs[1].Content != loop.SummaryPrefix+"they said a and b" || msgs[2].Content != "find it" || r.st.Start != 1 {
+		t.Errorf("the first request: %+v, start %d", msgs, r.st.Start)
+	}
+}
+
 // TestCompactStopWhileSummarizing: a run told to stop while it waits for
 // its summary finishes at once.
 func TestCompactStopWhileSummarizing(t *testing.T) {
