@@ -67,6 +67,7 @@ type config struct {
 	approver      func(context.Context, Call) (bool, error)
 	languageModel LanguageModel // nil: the built-in Chat Completions client
 	responses     responsesMode // which API the built-in client speaks
+	tokenBudget   int           // see TokenBudget; 0: none
 }
 
 func defaultConfig() config {
@@ -344,7 +345,8 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 func (a *Agent) loopConfig() loop.Config {
 	c := loop.Config{Model: a.cfg.model, SystemPrompt: a.cfg.systemPrompt, Temperature: a.cfg.temperature,
 		MaxIterations: a.cfg.maxIterations, MaxParallel: a.cfg.maxParallel, ToolRetries: a.cfg.toolRetries,
-		MaxOutput: a.cfg.maxToolOutput, BackoffMin: a.cfg.backoffMin, BackoffMax: a.cfg.backoffMax}
+		MaxOutput: a.cfg.maxToolOutput, BackoffMin: a.cfg.backoffMin, BackoffMax: a.cfg.backoffMax,
+		TokenBudget: a.cfg.tokenBudget}
 	for i, t := range a.tools.tools {
 		c.Tools = append(c.Tools, loop.Tool{Def: a.defs[i], Intent: loop.Intent(t.intent), Idempotent: t.idempotent,
 			Approval: t.approve || t.approveIf != nil})
