@@ -9,9 +9,12 @@ import "fmt"
 // TokenBudget bounds the tokens of each run, as the server reports them
 // (Usage.TotalTokens, or prompt plus completion tokens when it reports no
 // total), to n. Every request ends with one short line saying how much is
-// left, such as "Token budget: 1234 of 5000 tokens left.", sent as the
-// last user message so that the messages before it stay the same from
-// request to request and the provider's prompt cache keeps serving them.
+// left, such as "Token budget: 1234 of 5000 tokens left.". It comes last
+// (a user message of its own after tool results, the last line of the
+// last message when that is the prompt or another user turn), and is not
+// kept in the conversation, so that the messages before it stay the same
+// from request to request and the provider's prompt cache keeps serving
+// them.
 //
 // The cost of the next round is estimated from the last one (its prompt
 // and reply tokens, and the tool results since, at four bytes a token).

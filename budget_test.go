@@ -34,8 +34,8 @@ func TestTokenBudgetLine(t *testing.T) {
 				t.Fatalf("result %+v, err %v", res, err)
 			}
 			for i, want := range []string{
-				"Token budget: 10000 of 10000 tokens left.",
-				"Token budget: 9880 of 10000 tokens left.",
+				"go\n\nToken budget: 10000 of 10000 tokens left.", // the line ends the prompt
+				"Token budget: 9880 of 10000 tokens left.",        // and follows a tool result
 				"Token budget: 9720 of 10000 tokens left.",
 			} {
 				if got := lastMessage(t, s, i); got != want {
@@ -46,13 +46,16 @@ func TestTokenBudgetLine(t *testing.T) {
 			if res.Usage != want {
 				t.Errorf("usage %+v, want the sums %+v", res.Usage, want)
 			}
-			// The line is not kept: each request's messages before it are
-			// the previous request's, for the provider's prompt cache.
-			first, second := s.Requests()[0].Body.Messages, s.Requests()[1].Body.Messages
-			for i := range len(first) - 1 {
-				if first[i].Content != second[i].Content || first[i].Role != second[i].Role {
-					t.Errorf("message %d changed between requests: %q, then %q", i, first[i].Content, second[i].Content)
+			// The line is not kept: each request but the last message is
+			// the previous request and its reply, for the prompt cache.
+			second, third := s.Requests()[1].Body.Messages, s.Requests()[2].Body.Messages
+			for i := range len(second) - 1 {
+				if second[i].Content != third[i].Content || second[i].Role != third[i].Role {
+					t.Errorf("message %d changed between requests: %q, then %q", i, second[i].Content, third[i].Content)
 				}
+			}
+			if third[1].Content != "go" {
+				t.Errorf("the prompt was sent again as %q", third[1].Content)
 			}
 		})
 	}
@@ -83,11 +86,8 @@ func TestTokenBudgetStopsTools(t *testing.T) {
 				t.Errorf("the final request offers tools: %s", last.Raw)
 			}
 			msgs := last.Body.Messages
-			if got := msgs[len(msgs)-1].Content; got != "Token budget: 660 of 1000 tokens left." {
-				t.Errorf("last message %q", got)
-			}
-			if got := msgs[len(msgs)-2].Content; got != loop.BudgetNote {
-				t.Errorf("the message before the budget line is %q, want the budget note", got)
+			if got := msgs[len(msgs)-1].Content; got != loop.BudgetNote+"\n\nToken budget: 660 of 1000 tokens left." {
+				t.Errorf("last message %q, want the budget note and line", got)
 			}
 			if want := (onion.Usage{PromptTokens: 700, CompletionTokens: 50, TotalTokens: 750, Requests: 2}); res.Usage != want {
 				t.Errorf("usage %+v, want %+v", res.Usage, want)

@@ -7,15 +7,16 @@ import "strconv"
 // asks for the final answer without tools once another round of tool
 // calls would not leave room for it.
 
-// BudgetNote is the last user message but one of the request sent without
-// tools when the token budget leaves no room for another round of tool
-// calls; the budget line follows it.
+// BudgetNote is the last user message of the request sent without tools
+// when the token budget leaves no room for another round of tool calls;
+// the budget line ends it.
 const BudgetNote = "The token budget leaves no room for more tool calls. Answer now from the evidence gathered above, without calling tools. Say plainly which tool calls failed or were not made, and do not invent results you did not get."
 
-// BudgetLine is the last message of every request of a run with a token
-// budget: one short line, so that the messages before it stay the same
-// from request to request and the provider's prompt cache keeps serving
-// them.
+// BudgetLine ends every request of a run with a token budget: one short
+// line, last, so that the messages before it stay the same from request to
+// request and the provider's prompt cache keeps serving them. It is the
+// last line of the last message when that is a user message, and a user
+// message of its own after a tool result.
 func BudgetLine(left, budget int) string {
 	return "Token budget: " + strconv.Itoa(left) + " of " + strconv.Itoa(budget) + " tokens left."
 }
@@ -28,6 +29,19 @@ func Spent(u Usage) int {
 		return u.TotalTokens
 	}
 	return u.PromptTokens + u.CompletionTokens
+}
+
+// withBudgetLine ends msgs with the budget line: on a line of its own at
+// the end of the last message when that is a user message (the prompt, a
+// note, a corrective turn), since some servers' chat templates refuse two
+// user messages in a row; else as a user message of its own. msgs is the
+// request's own copy of the conversation.
+func withBudgetLine(msgs []Message, line string) []Message {
+	if last := &msgs[len(msgs)-1]; last.Role == RoleUser {
+		last.Content += "\n\n" + line
+		return msgs
+	}
+	return append(msgs, Message{Role: RoleUser, Content: line})
 }
 
 // budgetLeft is what is left of the run's budget, never below 0.

@@ -260,7 +260,7 @@ func (l *Loop) request(st *State) *Request {
 		msgs = append(msgs, Message{Role: RoleUser, Content: CapNote})
 	}
 	if l.cfg.TokenBudget > 0 {
-		msgs = append(msgs, Message{Role: RoleUser, Content: BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget)})
+		msgs = withBudgetLine(msgs, BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget))
 	}
 	if st.Answer != nil {
 		f := st.Answer.Format
