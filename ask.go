@@ -86,7 +86,7 @@ func AskStream[T any](ctx context.Context, a *Agent, prompt string) iter.Seq2[Ev
 	at, err := answerTypeFor(reflect.TypeFor[T](), file)
 	return func(yield func(Event, error) bool) {
 		if err != nil {
-			yield(Event{}, fmt.Errorf("onion.AskStream: %w", err))
+			yield(Event{Kind: EventDone}, fmt.Errorf("onion.AskStream: %w", err))
 			return
 		}
 		ar := &answerRun{typ: at} // each iteration is a run of its own
@@ -306,37 +306,4 @@ func responsesFormat(f *loop.Format) *openai.ResponseTextConfig {
 	}
 	return &openai.ResponseTextConfig{Format: &openai.ResponseTextFormat{Type: "json_schema",
 		Name: f.Name, Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
-}
-
-// streamRun runs run, which sends its events to the channel it is given,
-// and yields them as they come; the last is what done makes of the run's
-// Result and error. Breaking out of the loop cancels the run.
-func streamRun(ctx context.Context, run func(context.Context, chan<- Event) (*Result, error), done func(*Result, error) (Event, error)) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		events := make(chan Event)
-		var res *Result
-		var err error
-		finished := make(chan struct{})
-		go func() {
-			defer close(finished)
-			res, err = run(ctx, events)
-		}()
-		stopped := false
-		for {
-			select {
-			case e := <-events:
-				if !stopped && !yield(e, nil) {
-					stopped = true
-					cancel()
-				}
-			case <-finished:
-				if !stopped {
-					yield(done(res, err))
-				}
-				return
-			}
-		}
-	}
 }
