@@ -12,7 +12,8 @@ import (
 // FuzzAnswerAndBudget drives runs with a Format and a token budget, with
 // replies, usages and checks the fuzzer picks, and holds the loop to its
 // promises: no panic, a State that survives JSON, the format and the
-// budget line on every request, at most one corrective turn, tools never
+// budget line on every request, never two user messages in a row, at
+// most one corrective turn, tools never
 // offered again once the budget cut them, a Finish within bounds.
 func FuzzAnswerAndBudget(f *testing.F) {
 	f.Add(uint16(500), []byte{1, 0, 40, 5, 0, 1, 0, 0})
@@ -58,6 +59,11 @@ func FuzzAnswerAndBudget(f *testing.F) {
 					}
 					if last := req.Messages[len(req.Messages)-1]; !strings.Contains(last.Content, "Token budget: ") {
 						t.Fatalf("a request without the budget line: %+v", last)
+					}
+					for i := 1; i < len(req.Messages); i++ {
+						if req.Messages[i].Role == loop.RoleUser && req.Messages[i-1].Role == loop.RoleUser {
+							t.Fatalf("two user messages in a row: %q, %q", req.Messages[i-1].Content, req.Messages[i].Content)
+						}
 					}
 					if cut && len(req.Tools) > 0 {
 						t.Fatal("tools offered after the budget cut them")

@@ -163,3 +163,17 @@ func TestAnswerAndBudgetReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrectionAtTheCap: the cap's note ends the corrective turn, as two
+// user messages in a row are more than some chat templates take.
+func TestCorrectionAtTheCap(t *testing.T) {
+	r, _ := startWithFormat(t, testLoop(t, func(c *loop.Config) { c.MaxIterations = 1 }))
+	r.reply("read")
+	r.input(loop.Input{Done: &loop.Done{CallID: "c0", Output: "x"}})
+	r.input(loop.Input{Reply: &loop.Response{Message: loop.Message{Content: `{}`}}})
+	req := only(t, r.input(loop.Input{Checked: &loop.Checked{Problems: []string{"p"}}}), loop.AskModel).Request
+	last := req.Messages[len(req.Messages)-1]
+	if last.Content != loop.CorrectionText([]string{"p"})+"\n\n"+loop.CapNote || req.Messages[len(req.Messages)-2].Role != loop.RoleAssistant || len(req.Tools) != 0 {
+		t.Errorf("the corrective request after the cap ends with %+v after %+v", last, req.Messages[len(req.Messages)-2])
+	}
+}

@@ -31,19 +31,6 @@ func Spent(u Usage) int {
 	return u.PromptTokens + u.CompletionTokens
 }
 
-// withBudgetLine ends msgs with the budget line: on a line of its own at
-// the end of the last message when that is a user message (the prompt, a
-// note, a corrective turn), since some servers' chat templates refuse two
-// user messages in a row; else as a user message of its own. msgs is the
-// request's own copy of the conversation.
-func withBudgetLine(msgs []Message, line string) []Message {
-	if last := &msgs[len(msgs)-1]; last.Role == RoleUser {
-		last.Content += "\n\n" + line
-		return msgs
-	}
-	return append(msgs, Message{Role: RoleUser, Content: line})
-}
-
 // budgetLeft is what is left of the run's budget, never below 0.
 func (l *Loop) budgetLeft(st *State) int {
 	return max(l.cfg.TokenBudget-Spent(st.Result.Usage), 0)

@@ -249,18 +249,16 @@ func (l *Loop) request(st *State) *Request {
 	msgs = append(msgs, Message{Role: RoleSystem, Content: l.system})
 	msgs = append(msgs, st.Messages...)
 	req := &Request{Model: l.cfg.Model, Temperature: l.cfg.Temperature}
-	// The notes are user turns, not system ones: several servers' chat
-	// templates refuse a system message anywhere but first.
 	switch {
 	case withTools:
 		req.Tools = l.defs
 	case st.OverBudget:
-		msgs = append(msgs, Message{Role: RoleUser, Content: BudgetNote})
+		msgs = withNote(msgs, BudgetNote)
 	case len(l.cfg.Tools) > 0:
-		msgs = append(msgs, Message{Role: RoleUser, Content: CapNote})
+		msgs = withNote(msgs, CapNote)
 	}
 	if l.cfg.TokenBudget > 0 {
-		msgs = withBudgetLine(msgs, BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget))
+		msgs = withNote(msgs, BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget))
 	}
 	if st.Answer != nil {
 		f := st.Answer.Format
@@ -520,6 +518,20 @@ func (l *Loop) finish(st *State, reason StopReason, err string, out []Effect) []
 	st.Result.Error = err
 	r := st.Result
 	return append(out, Effect{Kind: Finish, Result: &r})
+}
+
+// withNote ends msgs, the request's own copy of the conversation, with a
+// note of the loop's. Notes are user turns, not system ones, since several
+// servers' chat templates refuse a system message anywhere but first; and
+// as some refuse two user messages in a row too, a note after a user turn
+// (the prompt, a corrective turn, another note) ends that message, on
+// lines of its own.
+func withNote(msgs []Message, note string) []Message {
+	if last := &msgs[len(msgs)-1]; last.Role == RoleUser {
+		last.Content += "\n\n" + note
+		return msgs
+	}
+	return append(msgs, Message{Role: RoleUser, Content: note})
 }
 
 // fallbackAnswer is the answer when the model says nothing after the cap
