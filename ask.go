@@ -123,6 +123,7 @@ type AnswerError struct {
 	Problems []string
 }
 
+// Error names the type and lists the problems, one a line.
 func (e *AnswerError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "onion: the answer does not fit %s:", e.Type)

@@ -29,20 +29,29 @@ const (
 
 // end snippet:ask-type
 
+// InvoiceText returns the text of an invoice.
+//
+// id: the invoice's id, such as F-12
+//
+//onion:intent read
+func InvoiceText(id string) (string, error) {
+	return "Invoice " + id + ". Total due: 120.50 EUR by 2026-12-31.", nil
+}
+
 // A typed final answer, after a tool call, from a scripted server.
 func ExampleAsk() {
 	s := oniontest.NewServer(nil,
-		oniontest.ToolCalls(oniontest.Call("weather", `{"city":"Oslo"}`)),
+		oniontest.ToolCalls(oniontest.Call("invoice_text", `{"id":"F-12"}`)),
 		oniontest.Text(`{"number":"F-12","total":120.5,"status":"due"}`),
 	)
 	defer s.Close()
-	agent, err := onion.NewAgent("clerk", Weather, onion.BaseURL(s.URL()), onion.APIKey("test"))
+	agent, err := onion.NewAgent("clerk", InvoiceText, onion.BaseURL(s.URL()), onion.APIKey("test"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
 	// snippet:ask
-	bill, res, err := onion.Ask[Bill](ctx, agent, "Read the invoice in the mail from Oslo.")
+	bill, res, err := onion.Ask[Bill](ctx, agent, "Read invoice F-12.")
 	var bad *onion.AnswerError
 	if errors.As(err, &bad) { // still no Bill after one corrective turn
 		log.Fatalf("the model answered %q: %v", bad.Raw, bad.Problems)
