@@ -60,3 +60,19 @@ func FuzzAnswerDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAnswerDecode is the cost of checking one typed answer: the
+// argument checker's decode, as for a tool call.
+func BenchmarkAnswerDecode(b *testing.B) {
+	at, err := answerTypeFor(reflect.TypeFor[fuzzAnswer](), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const text = `{"city":"Paris","n":3,"tags":["a","b"],"note":null}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, problems := at.decode(text); problems != nil {
+			b.Fatal(problems)
+		}
+	}
+}
