@@ -96,3 +96,45 @@ func ExampleTokenBudget() {
 	// 6520 tokens spent
 	// Sunny in Paris. budget 6520
 }
+
+// A typed answer streamed: the text arrives as it is made, the value with
+// the last event.
+func ExampleAskStream() {
+	s := oniontest.NewServer(nil, oniontest.Text(`{"answer":"paid"}`))
+	defer s.Close()
+	agent, err := onion.NewAgent("clerk", InvoiceText, onion.BaseURL(s.URL()), onion.APIKey("test"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for e, err := range onion.AskStream[Status](context.Background(), agent, "Is F-12 paid?") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if e.Kind == onion.EventDone {
+			fmt.Println(e.Answer.(Status) == Paid)
+		}
+	}
+	// Output: true
+}
+
+// Typed answers within a conversation: each turn is kept.
+func ExampleAskIn() {
+	s := oniontest.NewServer(nil, oniontest.Text(`{"answer":"due"}`), oniontest.Text(`{"answer":"paid"}`))
+	defer s.Close()
+	agent, err := onion.NewAgent("clerk", InvoiceText, onion.BaseURL(s.URL()), onion.APIKey("test"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	conv := agent.NewConversation()
+	ctx := context.Background()
+	before, _, err := onion.AskIn[Status](ctx, conv, "Is F-12 paid?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	after, _, err := onion.AskIn[Status](ctx, conv, "And now that the transfer came in?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(before, after, len(conv.History()))
+	// Output: due paid 4
+}
