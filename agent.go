@@ -70,6 +70,7 @@ type config struct {
 	// compactAfter and compactStrategy: see CompactAfter.
 	compactAfter    int
 	compactStrategy CompactStrategy
+	tokenBudget     int // see TokenBudget; 0: none
 }
 
 func defaultConfig() config {
@@ -348,7 +349,8 @@ func (a *Agent) loopConfig() loop.Config {
 	c := loop.Config{Model: a.cfg.model, SystemPrompt: a.cfg.systemPrompt, Temperature: a.cfg.temperature,
 		MaxIterations: a.cfg.maxIterations, MaxParallel: a.cfg.maxParallel, ToolRetries: a.cfg.toolRetries,
 		MaxOutput: a.cfg.maxToolOutput, BackoffMin: a.cfg.backoffMin, BackoffMax: a.cfg.backoffMax,
-		CompactAfter: a.cfg.compactAfter, CompactStrategy: a.cfg.compactStrategy}
+		CompactAfter: a.cfg.compactAfter, CompactStrategy: a.cfg.compactStrategy,
+		TokenBudget: a.cfg.tokenBudget}
 	for i, t := range a.tools.tools {
 		c.Tools = append(c.Tools, loop.Tool{Def: a.defs[i], Intent: loop.Intent(t.intent), Idempotent: t.idempotent,
 			Approval: t.approve || t.approveIf != nil})
@@ -436,19 +438,39 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 }
 
 // stream runs prompt after history, yielding its events; when the run
-// succeeds, done gets the turn to keep.
+// succeeds, keep gets what the conversation keeps of it.
 func (a *Agent) stream(ctx context.Context, history []Message, prompt string, keep func(runTurn)) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		var turn runTurn // written by the run, read once it is over
+		streamRun(ctx,
+			func(ctx context.Context, events chan<- Event) (*Result, error) {
+				res, t, err := a.run(ctx, history, prompt, events)
+				turn = t
+				return res, err
+			},
+			func(res *Result, err error) (Event, error) {
+				if err == nil && keep != nil {
+					keep(turn)
+				}
+				return Event{Kind: EventDone, Result: res}, err
+			})(yield)
+	}
+}
+
+// streamRun runs run, which sends its events to the channel it is given,
+// and yields them as they come; the last is what done makes of the run's
+// Result and error. Breaking out of the loop cancels the run.
+func streamRun(ctx context.Context, run func(context.Context, chan<- Event) (*Result, error), done func(*Result, error) (Event, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		events := make(chan Event)
 		var res *Result
-		var turn runTurn
 		var err error
-		done := make(chan struct{})
+		finished := make(chan struct{})
 		go func() {
-			defer close(done)
-			res, turn, err = a.run(ctx, history, prompt, events)
+			defer close(finished)
+			res, err = run(ctx, events)
 		}()
 		stopped := false
 		for {
@@ -458,18 +480,10 @@ func (a *Agent) stream(ctx context.Context, history []Message, prompt string, ke
 					stopped = true
 					cancel()
 				}
-			case <-done:
-				if stopped {
-					return
+			case <-finished:
+				if !stopped {
+					yield(done(res, err))
 				}
-				if err != nil {
-					yield(Event{Kind: EventDone, Result: res}, err)
-					return
-				}
-				if keep != nil {
-					keep(turn)
-				}
-				yield(Event{Kind: EventDone, Result: res}, nil)
 				return
 			}
 		}

@@ -63,6 +63,7 @@ func chatRequest(req *Request) openai.ChatCompletionRequest {
 		}
 		out.ToolChoice = "auto"
 	}
+	out.ResponseFormat = chatFormat(req.Format)
 	return out
 }
 

@@ -121,6 +121,17 @@
 // encodes to and from JSON (MarshalHistory, UnmarshalHistory), and a
 // durable run continues the same value (temporal.RunIn).
 //
+// # Typed answers and token budgets
+//
+// Ask runs a prompt with the agent's tools and returns the final answer as
+// a Go value of the type asked for: its schema, derived as a struct
+// argument's is, goes with every request as strict structured output, the
+// answer is checked like tool arguments, and an answer that does not fit
+// gets one corrective turn before an AnswerError. The option TokenBudget
+// bounds the tokens of a run: each request says how much is left, and once
+// another round of tool calls would not fit, the model answers without
+// tools (StopBudget).
+//
 // # Models
 //
 // The agent speaks onion's own Message, Request and Response to a

@@ -26,10 +26,23 @@ import (
 // answer, or every message of the run with KeepToolHistory) and, when
 // compaction rewrote history, history as rewritten.
 func (a *Agent) run(ctx context.Context, history []Message, prompt string, events chan<- Event) (*Result, runTurn, error) {
+	return a.runWith(ctx, history, prompt, events, nil)
+}
+
+// runWith is run, with the final answer held to ans's type when ans is
+// not nil (see Ask).
+func (a *Agent) runWith(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun) (*Result, runTurn, error) {
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
-	st, effects := a.core.Start(hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:]), history, prompt)
-	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{})}
+	runID, seed := hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:])
+	var st *loop.State
+	var effects []loop.Effect
+	if ans != nil {
+		st, effects = a.core.StartWithFormat(runID, seed, history, prompt, ans.typ.format)
+	} else {
+		st, effects = a.core.Start(runID, seed, history, prompt)
+	}
+	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans}
 	r.g.SetLimit(a.cfg.maxParallel)
 	r.startRun(prompt)
 	res, err := r.drive(effects)
@@ -78,6 +91,7 @@ type liveRun struct {
 	hooksOff bool  // a hook failed: no more hooks
 	result   *loop.Result
 	tools    map[string]context.Context // the contexts of the calls started, by ID, with instruments
+	answer   *answerRun                 // the typed answer of Ask, nil for Run and Stream
 }
 
 func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
@@ -171,6 +185,15 @@ func (r *liveRun) carryOut(e loop.Effect) {
 			return
 		}
 		r.runCall(e.Call, e.Wait)
+	case loop.CheckAnswer:
+		if r.stopping {
+			return // the loop finished already
+		}
+		var problems []string
+		if r.answer != nil {
+			problems = r.answer.check(e.Answer)
+		}
+		r.step(loop.Input{Checked: &loop.Checked{Problems: problems}})
 	case loop.Finish:
 		r.result = e.Result
 	}
@@ -180,7 +203,7 @@ func (r *liveRun) carryOut(e loop.Effect) {
 // text is not the answer.
 func (r *liveRun) askModel(req *Request, summary bool) {
 	a := r.a
-	me := ModelEvent{RunID: r.st.RunID, Iteration: r.st.Iteration, WithTools: len(req.Tools) > 0}
+	me := ModelEvent{RunID: r.st.RunID, Iteration: r.st.Iteration, WithTools: len(req.Tools) > 0, RunUsage: r.st.Result.Usage}
 	for _, h := range a.cfg.hooks {
 		if h.BeforeModel != nil {
 			if err := h.BeforeModel(r.ctx, me); err != nil {
@@ -208,6 +231,7 @@ func (r *liveRun) askModel(req *Request, summary bool) {
 	u := resp.Usage
 	u.Requests = 1
 	me.Text, me.ToolCalls, me.Duration, me.Usage = resp.Message.Content, len(resp.Message.ToolCalls), time.Since(start), u
+	me.RunUsage.Add(u)
 	a.cfg.logger.LogAttrs(r.ctx, slog.LevelInfo, "model request",
 		slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.Int("iteration", me.Iteration),
 		slog.Duration("duration", me.Duration), slog.Int("tool_calls", me.ToolCalls),
@@ -327,7 +351,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		if !r.hooksOff {
 			for _, h := range a.cfg.hooks {
 				if h.BeforeTool != nil {
-					if err := h.BeforeTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc}); err != nil {
+					if err := h.BeforeTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc, RunUsage: r.st.Result.Usage}); err != nil {
 						r.fail(fmt.Errorf("onion: BeforeTool hook: %w", err))
 						return
 					}
@@ -351,7 +375,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		if !r.hooksOff {
 			for _, h := range a.cfg.hooks {
 				if h.AfterTool != nil {
-					if err := h.AfterTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc}); err != nil {
+					if err := h.AfterTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc, RunUsage: r.st.Result.Usage}); err != nil {
 						r.fail(fmt.Errorf("onion: AfterTool hook: %w", err))
 						return
 					}

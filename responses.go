@@ -154,6 +154,7 @@ func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
 		}
 		out.ToolChoice = "auto"
 	}
+	out.Text = responsesFormat(req.Format)
 	return out
 }
 

@@ -22,6 +22,10 @@ const (
 	// StopFailed: the run ended with an error: the model endpoint kept
 	// failing, or a hook returned one.
 	StopFailed = loop.StopFailed
+	// StopBudget: another round of tool calls would not have fit the
+	// token budget (see TokenBudget), and the model answered, without
+	// tools, from what it had gathered.
+	StopBudget = loop.StopBudget
 )
 
 // Outcome is how one tool call ended.
@@ -94,6 +98,9 @@ type Event struct {
 	Result    *Result   // EventDone: the result
 	// Compaction is what an EventCompacted compaction did.
 	Compaction *Compaction
+	// Answer is, on the EventDone of AskStream, the typed answer: a value
+	// of the type asked for.
+	Answer any
 }
 
 // Hooks are funcs the agent calls as a run goes. Any may be nil. A hook's
@@ -121,12 +128,17 @@ type ModelEvent struct {
 	ToolCalls int
 	Usage     Usage
 	Duration  time.Duration
+	// RunUsage is the run's usage so far: the replies before the request,
+	// and after it this reply too.
+	RunUsage Usage
 }
 
 // ToolEvent is a tool call about to run (before) or finished (after).
 type ToolEvent struct {
 	RunID string   // the run's ID
 	Call  ToolCall // the call; its outcome after it ran
+	// RunUsage is the run's usage so far, summed over its replies.
+	RunUsage Usage
 }
 
 // applyAgent makes a Hooks value an Option: pass it to NewAgent as it is.

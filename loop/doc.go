@@ -70,6 +70,16 @@
 // says what was done. The system prompt, the run's prompt and the current
 // round are never touched.
 //
+// A run started with StartWithFormat must end with an answer in the shape
+// of its Format: every Request carries it, and each final answer comes
+// out in a CheckAnswer effect, which the runtime answers with the problems
+// it finds (Input.Checked). An answer with problems gets one corrective
+// turn, a user message naming them all; the problems of the answer after
+// it end the run in Result.AnswerProblems. With Config.TokenBudget each
+// request ends with a line saying how much of the budget is left, and
+// once another round of tool calls would not fit, the model is asked for
+// the final answer without tools (StopBudget).
+//
 // The same State and the same Input always give the same effects, byte
 // for byte, and a State encodes to JSON and back at any point, so that a
 // durable runtime can record the inputs, replay them, or carry the State

@@ -20,6 +20,10 @@ const (
 	// with the calls already running: the loop only asks for calls that
 	// may run together.
 	RunCall EffectKind = "run_call"
+	// CheckAnswer: check Answer, the final answer of a run started with
+	// StartWithFormat, against the run's Format (and whatever else the
+	// runtime holds answers to); answer with Input.Checked.
+	CheckAnswer EffectKind = "check_answer"
 	// Emit: pass Event on (to a stream, hooks, a log). Nothing answers it.
 	Emit EffectKind = "emit"
 	// Finish: the run is over with Result. Nothing answers it.
@@ -59,10 +63,13 @@ type Effect struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 	// Result is the result of Finish.
 	Result *Result `json:"result,omitempty"`
+	// Answer is the answer text of CheckAnswer.
+	Answer string `json:"answer,omitempty"`
 }
 
 // Input is what a runtime tells Step: the answer to one effect, or that
-// the run must stop. Exactly one of Reply, Approval, Done and Stop is set.
+// the run must stop. Exactly one of Reply, Approval, Done, Checked and
+// Stop is set.
 type Input struct {
 	// Now is the time of the input, as the runtime's clock reads it: the
 	// loop reads no clock, and times the calls with it.
@@ -73,6 +80,8 @@ type Input struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Done answers RunCall.
 	Done *Done `json:"done,omitempty"`
+	// Checked answers CheckAnswer.
+	Checked *Checked `json:"checked,omitempty"`
 	// Stop ends the run early: a model request failed for good, a hook
 	// failed, the caller canceled. The effects already handed out must
 	// still be answered (a RunCall that was never started with a Done of

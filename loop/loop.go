@@ -53,6 +53,11 @@ type Config struct {
 	// CompactStrategy says how (default CompactSummarize).
 	CompactAfter    int
 	CompactStrategy CompactStrategy
+	// TokenBudget bounds the tokens of a run's model requests, as the
+	// endpoint reports them (0: no bound). Each request ends with a line
+	// saying how much is left, and the final answer is asked for without
+	// tools once another round would not fit (see budget.go's rule).
+	TokenBudget int
 }
 
 // Loop is the agent's loop as a deterministic state machine. It reads no
@@ -80,6 +85,8 @@ func New(cfg Config) (*Loop, error) {
 		cfg.MaxOutput = 64 << 10
 	}
 	switch {
+	case cfg.TokenBudget < 0:
+		return nil, fmt.Errorf("loop: TokenBudget %d must not be negative", cfg.TokenBudget)
 	case cfg.MaxIterations < 1, cfg.MaxParallel < 1, cfg.MaxOutput < 1, cfg.ToolRetries < 0:
 		return nil, fmt.Errorf("loop: MaxIterations %d, MaxParallel %d and MaxOutput %d must be at least 1, ToolRetries %d not negative",
 			cfg.MaxIterations, cfg.MaxParallel, cfg.MaxOutput, cfg.ToolRetries)
@@ -119,11 +126,17 @@ func (l *Loop) Config() Config { return l.cfg }
 // draws the jitter of retries. The effects ask for the first model
 // request.
 func (l *Loop) Start(runID string, seed uint64, history []Message, prompt string) (*State, []Effect) {
+	st := l.state(runID, seed, history, prompt)
+	return st, l.ask(st, nil)
+}
+
+// state is the State of a run of prompt after history, before its first
+// request.
+func (l *Loop) state(runID string, seed uint64, history []Message, prompt string) *State {
 	msgs := make([]Message, len(history), len(history)+4)
 	copy(msgs, history)
 	msgs = append(msgs, Message{Role: RoleUser, Content: prompt})
-	st := &State{RunID: runID, Seed: seed, Messages: msgs, Start: len(history), Result: Result{RunID: runID}}
-	return st, l.ask(st, nil)
+	return &State{RunID: runID, Seed: seed, Messages: msgs, Start: len(history), Result: Result{RunID: runID}}
 }
 
 // ErrUnexpected reports an Input that does not answer an effect the run
@@ -135,13 +148,13 @@ var ErrUnexpected = errors.New("loop: unexpected input")
 // returns an error wrapping ErrUnexpected.
 func (l *Loop) Step(st *State, in Input) ([]Effect, error) {
 	set := 0
-	for _, p := range []bool{in.Reply != nil, in.Approval != nil, in.Done != nil, in.Stop != nil} {
+	for _, p := range []bool{in.Reply != nil, in.Approval != nil, in.Done != nil, in.Stop != nil, in.Checked != nil} {
 		if p {
 			set++
 		}
 	}
 	if set != 1 {
-		return nil, fmt.Errorf("%w: %d of Reply, Approval, Done and Stop are set, want one", ErrUnexpected, set)
+		return nil, fmt.Errorf("%w: %d of Reply, Approval, Done, Stop and Checked are set, want one", ErrUnexpected, set)
 	}
 	switch {
 	case st.Phase == Finished:
@@ -156,6 +169,11 @@ func (l *Loop) Step(st *State, in Input) ([]Effect, error) {
 			return l.summarized(st, in.Reply), nil
 		}
 		return nil, fmt.Errorf("%w: a reply, but no model request is pending", ErrUnexpected)
+	case in.Checked != nil:
+		if st.Phase != AwaitingCheck {
+			return nil, fmt.Errorf("%w: an answer checked, but no check is pending", ErrUnexpected)
+		}
+		return l.checked(st, *in.Checked), nil
 	case in.Approval != nil:
 		c := st.call(in.Approval.CallID)
 		if c == nil || c.Status != Approving {
@@ -181,6 +199,8 @@ func (l *Loop) Pending(st *State) []Effect {
 		out = append(out, Effect{Kind: AskModel, Request: l.request(st)})
 	case AwaitingSummary:
 		out = append(out, Effect{Kind: AskModel, Summary: true, Request: l.summaryRequest(st)})
+	case AwaitingCheck:
+		out = append(out, Effect{Kind: CheckAnswer, Answer: st.Result.Output})
 	case AwaitingCalls:
 		for _, c := range st.Calls {
 			switch {
@@ -215,12 +235,18 @@ func (st *State) call(id string) *Call {
 }
 
 func (l *Loop) withTools(st *State) bool {
-	return st.Iteration <= l.cfg.MaxIterations && len(l.cfg.Tools) > 0
+	return st.Iteration <= l.cfg.MaxIterations && len(l.cfg.Tools) > 0 && !st.OverBudget
 }
 
 // ask sends the next model request, compacted first when it is over
 // Config.CompactAfter.
 func (l *Loop) ask(st *State, out []Effect) []Effect {
+	if !l.budget(st) {
+		if st.Phase != AwaitingCheck { // the answer under correction stays the output
+			st.Result.Output = l.budgetAnswer(st)
+		}
+		return l.finish(st, StopBudget, "", out)
+	}
 	st.Iteration++
 	out, waiting := l.compact(st, out)
 	if waiting {
@@ -241,20 +267,25 @@ func (l *Loop) send(st *State, out []Effect) []Effect {
 // request is the model request for the conversation so far.
 func (l *Loop) request(st *State) *Request {
 	withTools := l.withTools(st)
-	n := len(st.Messages) + 1
-	if !withTools && len(l.cfg.Tools) > 0 {
-		n++
-	}
+	n := len(st.Messages) + 3
 	msgs := make([]Message, 0, n)
 	msgs = append(msgs, Message{Role: RoleSystem, Content: l.system})
 	msgs = append(msgs, st.Messages...)
 	req := &Request{Model: l.cfg.Model, Temperature: l.cfg.Temperature}
-	if withTools {
+	switch {
+	case withTools:
 		req.Tools = l.defs
-	} else if len(l.cfg.Tools) > 0 {
-		// A user turn, not a system one: several servers' chat templates
-		// refuse a system message anywhere but first.
-		msgs = append(msgs, Message{Role: RoleUser, Content: CapNote})
+	case st.OverBudget:
+		msgs = withNote(msgs, BudgetNote)
+	case len(l.cfg.Tools) > 0:
+		msgs = withNote(msgs, CapNote)
+	}
+	if l.cfg.TokenBudget > 0 {
+		msgs = withNote(msgs, BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget))
+	}
+	if st.Answer != nil {
+		f := st.Answer.Format
+		req.Format = &f
 	}
 	req.Messages = msgs
 	return req
@@ -265,6 +296,9 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	u := r.Usage
 	u.Requests = 1
 	st.Result.Usage.Add(u)
+	if l.cfg.TokenBudget > 0 {
+		st.LastUsage = u
+	}
 	msg := r.Message
 	msg.Role = RoleAssistant
 	if msg.ResponseID == "" {
@@ -276,11 +310,17 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 		st.Messages = append(st.Messages, msg)
 		st.Result.Output = msg.Content
 		reason := StopNatural
-		if !withTools && len(l.cfg.Tools) > 0 {
+		switch {
+		case st.OverBudget:
+			reason = StopBudget
+		case !withTools && len(l.cfg.Tools) > 0:
 			reason = StopMaxIterations
-			if st.Result.Output == "" {
-				st.Result.Output = l.fallbackAnswer(st)
-			}
+		}
+		if reason != StopNatural && st.Result.Output == "" {
+			st.Result.Output = l.fallbackAnswer(st, reason)
+		}
+		if st.Answer != nil {
+			return l.checkAnswer(st, reason)
 		}
 		return l.finish(st, reason, "", nil)
 	}
@@ -489,7 +529,7 @@ func (l *Loop) stop(st *State, s Stop, now time.Time) []Effect {
 	if st.Stopping != nil {
 		return nil
 	}
-	if st.Phase == AwaitingModel || st.Phase == AwaitingSummary {
+	if st.Phase == AwaitingModel || st.Phase == AwaitingSummary || st.Phase == AwaitingCheck {
 		return l.finish(st, s.Reason, s.Error, nil)
 	}
 	st.Stopping = &s
@@ -504,19 +544,43 @@ func (l *Loop) finish(st *State, reason StopReason, err string, out []Effect) []
 	return append(out, Effect{Kind: Finish, Result: &r})
 }
 
-// fallbackAnswer is the answer when the model says nothing after the cap.
-func (l *Loop) fallbackAnswer(st *State) string {
+// withNote ends msgs, the request's own copy of the conversation, with a
+// note of the loop's. Notes are user turns, not system ones, since several
+// servers' chat templates refuse a system message anywhere but first; and
+// as some refuse two user messages in a row too, a note after a user turn
+// (the prompt, a corrective turn, another note) ends that message, on
+// lines of its own.
+func withNote(msgs []Message, note string) []Message {
+	if last := &msgs[len(msgs)-1]; last.Role == RoleUser {
+		last.Content += "\n\n" + note
+		return msgs
+	}
+	return append(msgs, Message{Role: RoleUser, Content: note})
+}
+
+// fallbackAnswer is the answer when the model says nothing after the cap
+// or the budget.
+func (l *Loop) fallbackAnswer(st *State, reason StopReason) string {
+	msg := fmt.Sprintf("I could not finish within %d rounds of tool calls, and the model gave no final answer.", l.cfg.MaxIterations)
+	if reason == StopBudget {
+		msg = fmt.Sprintf("I could not finish within the token budget of %d tokens, and the model gave no final answer.", l.cfg.TokenBudget)
+	}
+	return msg + failedCalls(st)
+}
+
+// failedCalls lists the calls of the run that did not succeed, for a
+// fallback answer.
+func failedCalls(st *State) string {
 	var failed []string
 	for _, c := range st.Result.Calls {
 		if c.Outcome != Succeeded {
 			failed = append(failed, short(c.Name)+" ("+string(c.Outcome)+")")
 		}
 	}
-	msg := fmt.Sprintf("I could not finish within %d rounds of tool calls, and the model gave no final answer.", l.cfg.MaxIterations)
-	if len(failed) > 0 {
-		msg += " Calls that did not succeed: " + strings.Join(failed, ", ") + "."
+	if len(failed) == 0 {
+		return ""
 	}
-	return msg
+	return " Calls that did not succeed: " + strings.Join(failed, ", ") + "."
 }
 
 // backoff is the wait before retry n (from 0) of call id, as Backoff

@@ -90,6 +90,11 @@ type Request struct {
 	// in the last request after the cap.
 	Tools       []ToolDef `json:"tools,omitempty"`
 	Temperature *float32  `json:"temperature,omitempty"`
+	// Format is the shape the answer must take, in a run whose final
+	// answer is typed; nil for free text. A wire sends it as structured
+	// output (Chat Completions' response_format, the Responses API's
+	// text.format).
+	Format *Format `json:"format,omitempty"`
 }
 
 // Response is the model's reply to one Request.

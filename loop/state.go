@@ -55,6 +55,10 @@ const (
 	// StopFailed: the run ended with an error, such as a model endpoint
 	// that kept failing or a hook's error.
 	StopFailed StopReason = "failed"
+	// StopBudget: another round of tool calls would not have fit the
+	// token budget, and the model answered, without tools, from what it
+	// had gathered (or the budget left no room even for that).
+	StopBudget StopReason = "budget"
 )
 
 // CallStatus is where a call of the current response stands.
@@ -112,6 +116,11 @@ type Result struct {
 	Usage Usage  `json:"usage"`
 	// Compactions are the run's compactions, in order.
 	Compactions []Compaction `json:"compactions,omitempty"`
+	// AnswerProblems are, in a run started with a Format, what is wrong
+	// with the final answer that ended it: set when the answer after the
+	// corrective turn did not fit either, or when the budget left no room
+	// for the corrective turn.
+	AnswerProblems []string `json:"answer_problems,omitempty"`
 }
 
 // Phase is what a run waits for.
@@ -121,6 +130,7 @@ type Phase string
 const (
 	AwaitingModel Phase = "model" // the answer to an AskModel effect
 	AwaitingCalls Phase = "calls" // the answers about the current calls
+	AwaitingCheck Phase = "check" // the answer to a CheckAnswer effect
 	Finished      Phase = "done"  // nothing: the run is over
 )
 
@@ -153,4 +163,12 @@ type State struct {
 	// Compact is what compaction remembers, in a run of a loop with
 	// Config.CompactAfter.
 	Compact *CompactState `json:"compact,omitempty"`
+	// Answer is set in a run started with StartWithFormat.
+	Answer *Answer `json:"answer,omitempty"`
+	// LastUsage is the usage of the last reply, kept when the Config has
+	// a TokenBudget: the next request is estimated from it.
+	LastUsage Usage `json:"last_usage,omitzero"`
+	// OverBudget is set once the token budget leaves no room for another
+	// round of tool calls: the requests from then on offer no tools.
+	OverBudget bool `json:"over_budget,omitempty"`
 }
