@@ -8,6 +8,7 @@ require (
 	github.com/andybalholm/cascadia v1.3.4
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/fatih/structtag v1.2.0
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875

@@ -54,10 +54,13 @@ func (a *approver) approve(ctx context.Context, c onion.Call) (bool, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.status.printf("The agent wants to run %s (%s) with %s\nAllow? [y/N] ", c.Name, c.Intent, short(compactJSON(string(c.Arguments)), 400))
+	a.status.ask("The agent wants to run %s (%s) with %s\nAllow? [y/N] ", c.Name, c.Intent, short(compactJSON(string(c.Arguments)), 400))
 	line, err := a.lines.next(ctx)
 	if err != nil {
-		a.status.printf("\n")
+		a.status.printf("\n") // no answer ended the line
+	}
+	a.status.answered()
+	if err != nil {
 		return false, fmt.Errorf("read the answer: %w", err)
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {

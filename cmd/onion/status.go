@@ -21,9 +21,11 @@ type status struct {
 	w   io.Writer
 	tty bool
 
-	mu       sync.Mutex    // guards writes to w, spinning and quit
+	mu       sync.Mutex    // guards writes to w and the fields below
 	spinning bool          // a spinner frame may be on the line
 	quit     chan struct{} // closed to end the spinner's goroutine
+	asking   bool          // a question waits for its answer on the line
+	held     []string      // the lines that came meanwhile, to print after it
 	wg       sync.WaitGroup
 }
 
@@ -33,7 +35,7 @@ var spinnerFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 func (s *status) spin(label string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.tty || s.spinning {
+	if !s.tty || s.spinning || s.asking {
 		return
 	}
 	s.spinning = true
@@ -87,12 +89,38 @@ func (s *status) close() {
 	s.wg.Wait()
 }
 
-// printf writes a line (or a question) in place of the spinner.
+// printf writes a line (or a prompt) in place of the spinner, or after
+// the answer when a question is being asked.
 func (s *status) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.asking {
+		s.held = append(s.held, fmt.Sprintf(format, args...))
+		return
+	}
+	s.stopLocked()
+	fmt.Fprintf(s.w, format, args...)
+}
+
+// ask writes a question, and holds back every other line until answered
+// is called, so that they do not break into the line being typed.
+func (s *status) ask(format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopLocked()
 	fmt.Fprintf(s.w, format, args...)
+	s.asking = true
+}
+
+// answered writes the lines held back while the question was asked.
+func (s *status) answered() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asking = false
+	for _, line := range s.held {
+		fmt.Fprint(s.w, line)
+	}
+	s.held = nil
 }
 
 // started says that a tool call starts: its name and a short form of its
