@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -119,5 +120,28 @@ func TestMCPSource(t *testing.T) {
 	}
 	if got := (cli{}).onion(t, "tools", "-mcp", "'unterminated"); got.code != 2 {
 		t.Errorf("a -mcp command that does not parse: exit %d, stderr %q; want 2", got.code, got.stderr)
+	}
+}
+
+// TestReadmeMainJob runs the README's first command, the main job, as a
+// fresh clone would with no key: it must work and print the tools.
+func TestReadmeMainJob(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```sh\n")
+	if !ok {
+		t.Fatal("the README has no sh block")
+	}
+	first, _, _ := strings.Cut(block, "\n")
+	command, _, _ := strings.Cut(first, "#")
+	args, ok := strings.CutPrefix(strings.TrimSpace(command), "go run ./cmd/onion ")
+	if !ok {
+		t.Fatalf("the README's first command %q is not the onion command", first)
+	}
+	got := cli{dir: t.TempDir()}.onion(t, strings.Fields(args)...)
+	if got.code != 0 || !strings.Contains(got.stdout, "read_file  (read, approval none)") || !strings.Contains(got.stdout, "add  (write, approval none)") {
+		t.Errorf("onion %s: exit %d, stdout %q, stderr %q", args, got.code, got.stdout, got.stderr)
 	}
 }
