@@ -182,3 +182,26 @@ func TestChatTerminal(t *testing.T) {
 		t.Errorf("after Ctrl-D: %v; want exit status 0", err)
 	}
 }
+
+// TestChatPipe reads the prompts from a pipe, one a line, with the slash
+// commands among them.
+func TestChatPipe(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("Hello."), oniontest.Text("Still here."))
+	got := cli{env: model(s.URL()), stdin: "hi\n/history\n\nare you there?\n/nonsense\n"}.onion(t, "chat")
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	if want := "Hello.\nuser: hi\nassistant: Hello.\nStill here.\n"; got.stdout != want {
+		t.Errorf("stdout %q, want %q", got.stdout, want)
+	}
+	if !strings.Contains(got.stderr, "unknown command /nonsense") {
+		t.Errorf("stderr %q, want the unknown command named", got.stderr)
+	}
+	var roles []string
+	for _, m := range s.Requests()[1].Body.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, " ") != "system user assistant user" {
+		t.Errorf("the second prompt's request carries %v, want the system prompt, the first turn and the prompt", roles)
+	}
+}

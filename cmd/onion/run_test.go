@@ -230,3 +230,66 @@ func TestRunInterrupt(t *testing.T) {
 		t.Errorf("result %+v, want canceled with the write outcome_unknown", res)
 	}
 }
+
+// TestRunFlags checks that the model flags reach the request: the model's
+// name, the system prompt, the Responses API, and the cap on rounds.
+func TestRunFlags(t *testing.T) {
+	s := oniontest.NewServer(t,
+		oniontest.ToolCalls(oniontest.Call("list", `{}`)),
+		oniontest.Text("Nothing to do."), // asked without tools, once the cap is reached
+	)
+	got := cli{env: model(s.URL())}.onion(t, "run", "-tools", "todo", "-model", "tiny-model", "-system", "Answer in five words.", "-responses", "-max-iterations", "1", "Anything to do?")
+	if got.code != 0 || got.stdout != "Nothing to do.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	r := reqs[0].Responses
+	if r == nil {
+		t.Fatal("the request went to Chat Completions, not the Responses API")
+	}
+	if r.Model != "tiny-model" || !strings.Contains(r.Instructions, "Answer in five words.") {
+		t.Errorf("model %q, instructions %q", r.Model, r.Instructions)
+	}
+	if last := reqs[1].Responses; last == nil || len(last.Tools) != 0 {
+		t.Errorf("after one round the model must be asked without tools: %+v", last)
+	}
+}
+
+// TestCallInterrupt sends SIGINT while onion call runs a slow write: the
+// call is cut and the command exits 130.
+func TestCallInterrupt(t *testing.T) {
+	arrived := make(chan struct{})
+	shop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	defer shop.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "shop.star"), []byte(slowScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := cli{dir: dir}.command(t, "call", "-script", "shop.star", "-script-url", shop.URL, "save_order", `{"item":"tea"}`)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	select {
+	case <-arrived:
+	case <-exited:
+		t.Fatalf("the command ended before the write was in flight: exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "onion call: interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130 and the interruption", code, stderr.String())
+	}
+}
