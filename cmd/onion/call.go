@@ -52,6 +52,9 @@ func callCommand() *command {
 			lines = newLineReader(os.Stdin)
 		}
 		ap := newApprover(approve, lines, st)
+		if unknown := ap.unknown(agent.Tools()); len(unknown) > 0 {
+			return fail(c.name, usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(agent.Tools().Names(), ", "))})
+		}
 		call := onion.Call{ID: "call_onion", Name: tool.Name(), Intent: tool.Intent(), Arguments: rawArguments(args), Attempt: 1}
 		cfg := onion.CallConfig{Approver: ap.approve}
 		if ok, reason := cfg.Approve(ctx, tool, call); !ok {

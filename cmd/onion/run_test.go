@@ -293,3 +293,13 @@ func TestCallInterrupt(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 130 and the interruption", code, stderr.String())
 	}
 }
+
+// TestRunModelFails checks that a model that refuses the request makes
+// run fail with its words and exit 1, with nothing on stdout.
+func TestRunModelFails(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Error(http.StatusBadRequest, `{"error":{"message":"the model tiny does not exist","type":"invalid_request_error","code":"model_not_found"}}`))
+	got := cli{env: model(s.URL())}.onion(t, "run", "-model", "tiny", "hello")
+	if got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, "the model tiny does not exist") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the server's words", got.code, got.stdout, got.stderr)
+	}
+}
