@@ -26,6 +26,7 @@ func TestCall(t *testing.T) {
 		{name: "Success", args: []string{"-tools", "todo", "add", `{"text":"buy milk"}`}, code: 0, stdout: `{"id":1,"text":"buy milk","done":false}` + "\n"},
 		{name: "NoArguments", args: []string{"-tools", "todo", "list"}, code: 0, stdout: "[]\n"},
 		{name: "File", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"notes.txt"}`}, code: 0, stdout: "buy milk\n"},
+		{name: "OtherDirectory", args: []string{"-C", dir, "-tools", "files", "read_file", `{"path":"notes.txt"}`}, code: 0, stdout: "buy milk\n"},
 		{name: "InvalidArguments", args: []string{"-tools", "todo", "add", `{"txt":"buy milk"}`}, code: 3, stderrHas: "text: required field is missing"},
 		{name: "NotJSON", args: []string{"-tools", "todo", "add", `text=milk`}, code: 3, stderrHas: "invalid arguments"},
 		{name: "ToolFailed", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"absent.txt"}`}, code: 4, stderrHas: "no such file"},

@@ -20,6 +20,9 @@
 //	-mcp 'command args…'    an MCP server to start (repeatable)
 //	-script file.star       Starlark tools (repeatable), with -script-url and -script-header
 //
+// and -C DIR works in DIR: the files tools are confined to it, the shell
+// and MCP servers run there.
+//
 // The model comes from OPENAI_API_KEY, OPENAI_BASE_URL and ONION_MODEL, or
 // from -model and -base-url; -responses speaks the Responses API. A base
 // URL needs no key (Ollama, vLLM, an oniontest server), so no key is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/shlex"
@@ -43,6 +44,7 @@ func (r *repeated) Set(v string) error {
 
 // sources are the flags that choose the tools, shared by every command.
 type sources struct {
+	dir           string
 	builtins      string
 	mcp           repeated
 	scripts       repeated
@@ -51,6 +53,7 @@ type sources struct {
 }
 
 func (s *sources) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.dir, "C", "", "change to `DIR` first: the files tools are confined to it and the shell runs there (-script paths stay relative to where onion started)")
 	fs.StringVar(&s.builtins, "tools", "", builtinHelp)
 	fs.Var(&s.mcp, "mcp", "an MCP server to start, as `'command args…'` (split like a shell would); its tools are offered (repeatable)")
 	fs.Var(&s.scripts, "script", "a Starlark `file.star` whose functions are tools (repeatable; see go doc github.com/onionkit/onion/script)")
@@ -74,6 +77,19 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 			srv.Close()
 		}
 		return nil, err
+	}
+	scripts := make([]string, len(s.scripts))
+	for i, path := range s.scripts {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("-script %s: %w", path, err)
+		}
+		scripts[i] = abs
+	}
+	if s.dir != "" {
+		if err := os.Chdir(s.dir); err != nil {
+			return nil, usageError{fmt.Errorf("-C: %w", err)}
+		}
 	}
 	if s.builtins != "" {
 		var refs []string
@@ -106,10 +122,10 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 	if err != nil {
 		return fail(err)
 	}
-	for _, path := range s.scripts {
+	for i, path := range scripts {
 		tools, err := script.Load(path, scriptOpts...)
 		if err != nil {
-			return fail(fmt.Errorf("-script %s: %w", path, err))
+			return fail(fmt.Errorf("-script %s: %w", s.scripts[i], err))
 		}
 		items = append(items, tools)
 	}
