@@ -70,7 +70,7 @@ func runCommand() *command {
 // through, as run and chat use them.
 type session struct {
 	agent  *onion.Agent
-	conv   conversation
+	conv   *onion.Conversation
 	status *status
 	lines  *lineReader // nil when stdin is not a terminal
 	// stdoutTTY says whether stdout is a terminal, where the answer and
@@ -101,7 +101,7 @@ func startSession(ctx context.Context, src *sources, mf *modelFlags) (*session, 
 		s.agent.Close()
 		return nil, usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(s.agent.Tools().Names(), ", "))}
 	}
-	s.conv = newConversation(s.agent)
+	s.conv = s.agent.NewConversation()
 	if mf.session != "" {
 		if err := loadHistory(s.conv, mf.session); err != nil {
 			s.agent.Close()
@@ -163,7 +163,7 @@ func (s *session) turn(ctx context.Context, prompt string, out io.Writer) (*onio
 }
 
 // loadHistory restores the conversation saved in path, if there is one.
-func loadHistory(conv conversation, path string) error {
+func loadHistory(conv *onion.Conversation, path string) error {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil
@@ -179,7 +179,7 @@ func loadHistory(conv conversation, path string) error {
 
 // saveHistory writes the conversation to path, whole or not at all: to a
 // temporary file beside it, then renamed over it.
-func saveHistory(conv conversation, path string) error {
+func saveHistory(conv *onion.Conversation, path string) error {
 	data, err := conv.MarshalHistory()
 	if err != nil {
 		return fmt.Errorf("encode the session: %w", err)
