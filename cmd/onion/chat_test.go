@@ -186,8 +186,9 @@ func TestChatTerminal(t *testing.T) {
 // TestChatPipe reads the prompts from a pipe, one a line, with the slash
 // commands among them.
 func TestChatPipe(t *testing.T) {
-	s := oniontest.NewServer(t, oniontest.Text("Hello."), oniontest.Text("Still here."))
-	got := cli{env: model(s.URL()), stdin: "hi\n/history\n\nare you there?\n/nonsense\n"}.onion(t, "chat")
+	s := oniontest.NewServer(t, oniontest.Text("Hello."), oniontest.Text("Still here."), oniontest.Text("Welcome back."))
+	dir := t.TempDir()
+	got := cli{env: model(s.URL()), dir: dir, stdin: "hi\n/history\n\nare you there?\n/nonsense\n"}.onion(t, "chat", "-session", "chat.json")
 	if got.code != 0 {
 		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
 	}
@@ -203,5 +204,13 @@ func TestChatPipe(t *testing.T) {
 	}
 	if strings.Join(roles, " ") != "system user assistant user" {
 		t.Errorf("the second prompt's request carries %v, want the system prompt, the first turn and the prompt", roles)
+	}
+	// -session saved both turns: a new chat goes on from them.
+	got = cli{env: model(s.URL()), dir: dir, stdin: "back\n"}.onion(t, "chat", "-session", "chat.json")
+	if got.code != 0 || got.stdout != "Welcome back.\n" {
+		t.Fatalf("second chat: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	if n := len(s.Requests()[2].Body.Messages); n != 6 {
+		t.Errorf("the second chat's request carries %d messages, want the system prompt, both saved turns and the prompt", n)
 	}
 }
