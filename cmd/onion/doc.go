@@ -29,6 +29,10 @@
 // asked for then. With neither a key nor a base URL, run and chat say what
 // to set and exit 2.
 //
+// tools shows approval as "required" or "none": for a tool that decides per
+// call (onion.ApproveIf, as run_command does with ReadOnlyCommands), the
+// answer for a call with no arguments.
+//
 // run and chat write only the answer to stdout. On stderr each tool call
 // shows as it starts and as it finishes (its name, its arguments in short,
 // its outcome and how long it took), with a spinner while the model thinks
