@@ -72,7 +72,7 @@ func (s *sources) empty() bool {
 func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent, error) {
 	var items []any
 	var servers []*mcpclient.Server
-	fail := func(err error) (*onion.Agent, error) {
+	abort := func(err error) (*onion.Agent, error) {
 		for _, srv := range servers {
 			srv.Close()
 		}
@@ -100,39 +100,39 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		}
 		tools, err := builtin.Tools(refs...)
 		if err != nil {
-			return fail(usageError{fmt.Errorf("-tools: %w", err)})
+			return abort(usageError{fmt.Errorf("-tools: %w", err)})
 		}
 		items = append(items, tools)
 	}
 	for _, command := range s.mcp {
 		argv, err := shlex.Split(command)
 		if err != nil || len(argv) == 0 {
-			return fail(usageError{fmt.Errorf("-mcp %q: want a command and its arguments", command)})
+			return abort(usageError{fmt.Errorf("-mcp %q: want a command and its arguments", command)})
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = os.Stderr
 		srv, err := mcpclient.ConnectCommand(ctx, cmd)
 		if err != nil {
-			return fail(fmt.Errorf("-mcp %q: %w", command, err))
+			return abort(fmt.Errorf("-mcp %q: %w", command, err))
 		}
 		servers = append(servers, srv)
 		items = append(items, srv.Tools)
 	}
 	scriptOpts, err := s.scriptOptions()
 	if err != nil {
-		return fail(err)
+		return abort(err)
 	}
 	for i, path := range scripts {
 		tools, err := script.Load(path, scriptOpts...)
 		if err != nil {
-			return fail(fmt.Errorf("-script %s: %w", s.scripts[i], err))
+			return abort(fmt.Errorf("-script %s: %w", s.scripts[i], err))
 		}
 		items = append(items, tools)
 	}
 	agent, err := onion.NewAgent("onion", append(items, anys(opts)...)...)
 	if err != nil {
 		// Two tools of one name, or a flag's value the agent refuses.
-		return fail(usageError{err})
+		return abort(usageError{err})
 	}
 	return agent, nil
 }
