@@ -77,6 +77,34 @@ func (term *terminal) expect(want string) {
 	}
 }
 
+// expectNext waits until the command has written want right after the
+// last match.
+func (term *terminal) expectNext(want string) {
+	term.t.Helper()
+	guard := time.After(time.Minute)
+	for {
+		term.mu.Lock()
+		rest := string(term.out[term.seen:])
+		ended := term.ended
+		if len(rest) >= len(want) || ended {
+			term.mu.Unlock()
+			if !strings.HasPrefix(rest, want) {
+				term.t.Fatalf("after the last match the command wrote %q, want %q first", rest, want)
+			}
+			term.mu.Lock()
+			term.seen += len(want)
+			term.mu.Unlock()
+			return
+		}
+		term.mu.Unlock()
+		select {
+		case <-term.changed:
+		case <-guard:
+			term.t.Fatalf("the command did not write %q; after the last match it wrote %q", want, rest)
+		}
+	}
+}
+
 // typeLine types text and Enter.
 func (term *terminal) typeLine(text string) {
 	term.t.Helper()
@@ -141,13 +169,20 @@ func TestChatTerminal(t *testing.T) {
 	term.expect("The agent wants to run run_command (write) with {\"command\":\"touch made\"}")
 	term.expect("Allow? [y/N] ")
 	term.typeLine("y")
-	// The call's line waits for the answer, not breaking into it.
-	term.expect("y\r\n→ run_command {\"command\":\"touch made\"}\r\n← run_command succeeded in ")
+	// The call's start line comes before the question or after the
+	// answer, never into the line being typed.
+	term.expectNext("y\r\n")
+	term.expect("← run_command succeeded in ")
 	term.expect("I made the file.")
 	term.expect("> ")
 	if _, err := os.Stat(filepath.Join(dir, "made")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
+	term.mu.Lock()
+	if !strings.Contains(string(term.out), "→ run_command {\"command\":\"touch made\"}\r\n") {
+		t.Errorf("no start line for run_command in %q", term.out)
+	}
+	term.mu.Unlock()
 
 	term.typeLine("/save saved.json")
 	term.expect("(saved to saved.json)")
