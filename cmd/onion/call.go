@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/onionkit/onion"
+)
+
+func callCommand() *command {
+	var src sources
+	var approve string
+	c := &command{
+		name:    "call",
+		args:    `TOOL ['{"json":"arguments"}']`,
+		summary: "run one tool with JSON arguments, exactly as a model's call runs it, and print what the model would read",
+		flags: func(fs *flag.FlagSet) {
+			src.register(fs)
+			fs.StringVar(&approve, "approve", "", "allow these `tools` (comma-separated names) without asking; when stdin is not a terminal a call that needs approval is denied otherwise")
+		},
+	}
+	c.run = func(ctx context.Context, fs *flag.FlagSet) int {
+		if fs.NArg() < 1 || fs.NArg() > 2 {
+			fs.Usage()
+			return exitUsage
+		}
+		name, args := fs.Arg(0), "{}"
+		if fs.NArg() == 2 {
+			args = fs.Arg(1)
+		}
+		ctx, stop := interruptible(ctx)
+		defer stop()
+		agent, err := src.load(ctx)
+		if err != nil {
+			return fail(c.name, err)
+		}
+		defer agent.Close()
+		tool, ok := agent.Tools().Get(name)
+		if !ok {
+			return fail(c.name, usageError{fmt.Errorf("no tool %q: the tools are %s", name, strings.Join(agent.Tools().Names(), ", "))})
+		}
+		st := &status{w: os.Stderr}
+		var lines *lineReader
+		if isTerminal(os.Stdin) {
+			lines = newLineReader(os.Stdin)
+		}
+		ap := newApprover(approve, lines, st)
+		if unknown := ap.unknown(agent.Tools()); len(unknown) > 0 {
+			return fail(c.name, usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(agent.Tools().Names(), ", "))})
+		}
+		call := onion.Call{ID: "call_onion", Name: tool.Name(), Intent: tool.Intent(), Arguments: rawArguments(args), Attempt: 1}
+		cfg := onion.CallConfig{Approver: ap.approve}
+		if ok, reason := cfg.Approve(ctx, tool, call); !ok {
+			if ctx.Err() != nil {
+				return interrupted(c.name)
+			}
+			fmt.Fprintf(os.Stderr, "onion call: %s was not run: %s\n", name, reason)
+			return exitDenied
+		}
+		out, err := tool.Call(ctx, args)
+		switch {
+		case ctx.Err() != nil:
+			if err == nil {
+				printText(out)
+			}
+			return interrupted(c.name)
+		case errors.Is(err, onion.ErrInvalidArguments):
+			fmt.Fprintf(os.Stderr, "onion call: %v\n", err)
+			return exitInvalidArgs
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "onion call: %v\n", err)
+			return exitToolFailed
+		}
+		printText(out)
+		return exitOK
+	}
+	return c
+}
+
+// rawArguments is args as an approver sees them: the JSON as it is, or a
+// JSON string of the text when it is not JSON, as onion.CallOf makes it.
+func rawArguments(args string) json.RawMessage {
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// printText writes text to stdout, ending with a newline.
+func printText(text string) {
+	if text == "" {
+		return
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	os.Stdout.WriteString(text)
+}
+
+// interruptible returns ctx canceled by the first Ctrl-C (SIGINT) or
+// SIGTERM. After it a second Ctrl-C ends the process at once, as it would
+// without onion.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
+// interrupted says that the command was interrupted and returns 130, the
+// status a shell gives a program ended by Ctrl-C.
+func interrupted(name string) int {
+	fmt.Fprintf(os.Stderr, "onion %s: interrupted\n", name)
+	return exitInterrupted
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCall runs single tools, and checks the exit status of each way a
+// call ends.
+func TestCall(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("buy milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		r          cli
+		args       []string
+		code       int
+		stdout     string // exactly, when not empty
+		stderrHas  string
+		createdNot string // a file the call must not create
+	}{
+		{name: "Success", args: []string{"-tools", "todo", "add", `{"text":"buy milk"}`}, code: 0, stdout: `{"id":1,"text":"buy milk","done":false}` + "\n"},
+		{name: "NoArguments", args: []string{"-tools", "todo", "list"}, code: 0, stdout: "[]\n"},
+		{name: "File", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"notes.txt"}`}, code: 0, stdout: "buy milk\n"},
+		{name: "OtherDirectory", args: []string{"-C", dir, "-tools", "files", "read_file", `{"path":"notes.txt"}`}, code: 0, stdout: "buy milk\n"},
+		{name: "InvalidArguments", args: []string{"-tools", "todo", "add", `{"txt":"buy milk"}`}, code: 3, stderrHas: "text: required field is missing"},
+		{name: "NotJSON", args: []string{"-tools", "todo", "add", `text=milk`}, code: 3, stderrHas: "invalid arguments"},
+		{name: "ToolFailed", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"absent.txt"}`}, code: 4, stderrHas: "no such file"},
+		{name: "UnknownTool", args: []string{"-tools", "todo", "frobnicate", `{}`}, code: 2, stderrHas: `no tool "frobnicate": the tools are add, complete, list, remove`},
+		{name: "NoTool", args: []string{"-tools", "todo"}, code: 2, stderrHas: "Usage: onion call"},
+		{name: "DeniedOnAPipe", r: cli{dir: dir, stdin: "y\n"}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`}, code: 5, stderrHas: "allow it with -approve run_command", createdNot: "made"},
+		{name: "Approved", r: cli{dir: dir}, args: []string{"-tools", "shell", "-approve", "run_command", "run_command", `{"command":"echo hi"}`}, code: 0, stdout: "hi\n[exit code 0]\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.r.onion(t, append([]string{"call"}, c.args...)...)
+			if got.code != c.code {
+				t.Errorf("exit %d, want %d; stdout %q, stderr %q", got.code, c.code, got.stdout, got.stderr)
+			}
+			if c.stdout != "" && got.stdout != c.stdout {
+				t.Errorf("stdout %q, want %q", got.stdout, c.stdout)
+			}
+			if c.stdout == "" && got.stdout != "" {
+				t.Errorf("stdout %q, want nothing", got.stdout)
+			}
+			if !strings.Contains(got.stderr, c.stderrHas) {
+				t.Errorf("stderr %q, want it to say %q", got.stderr, c.stderrHas)
+			}
+			if c.createdNot != "" {
+				if _, err := os.Stat(filepath.Join(dir, c.createdNot)); err == nil {
+					t.Errorf("the denied call ran: %s exists", c.createdNot)
+				}
+			}
+		})
+	}
+}

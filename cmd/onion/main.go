@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// The exit statuses, as the package doc lists them.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitInvalidArgs = 3
+	exitToolFailed  = 4
+	exitDenied      = 5
+	exitInterrupted = 130
+)
+
+// A command is one of onion's subcommands.
+type command struct {
+	name    string
+	args    string // what follows the flags in the usage line
+	summary string
+	// run does the command with the parsed flags and the arguments after
+	// them, and returns the exit status.
+	run func(ctx context.Context, fs *flag.FlagSet) int
+	// flags registers the command's flags.
+	flags func(fs *flag.FlagSet)
+}
+
+// commands are the subcommands, in the order the help lists them.
+var commands = []*command{toolsCommand(), callCommand(), runCommand(), chatCommand(), serveCommand()}
+
+const overview = `onion runs onion agents and their tools from the terminal.
+
+Usage:
+
+	onion COMMAND [flags] [arguments]
+
+Commands:
+%s
+The tools come from -tools (built-in tools), -mcp (MCP servers to start)
+and -script (Starlark files). The model comes from OPENAI_API_KEY,
+OPENAI_BASE_URL and ONION_MODEL, or from -model and -base-url.
+
+Exit status: 0 success, 1 failure, 2 a usage mistake or no model
+configured, 3 invalid tool arguments (call), 4 the tool failed (call),
+5 approval denied (call), 130 interrupted.
+
+Run 'onion COMMAND -h' for the flags of a command.
+`
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run runs onion with args (the command line less the program's name) and
+// returns the exit status.
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		w := io.Writer(os.Stdout)
+		status := exitOK
+		if len(args) == 0 {
+			w, status = os.Stderr, exitUsage
+		}
+		fmt.Fprintf(w, overview, commandList())
+		return status
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.main(args[1:])
+		}
+	}
+	fmt.Fprintf(os.Stderr, "onion: unknown command %q\n\n"+overview, args[0], commandList())
+	return exitUsage
+}
+
+func commandList() string {
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\t%-6s %s\n", c.name, c.summary)
+	}
+	return b.String()
+}
+
+// main parses the command's flags and runs it. -h prints its help (on
+// stderr, as Go's own commands do) and exits 0.
+func (c *command) main(args []string) int {
+	fs := flag.NewFlagSet("onion "+c.name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	c.flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: onion %s [flags] %s\n\n%s.\n\nFlags:\n", c.name, c.args, upperFirst(c.summary))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK // the flag package printed the help
+		}
+		return exitUsage
+	}
+	return c.run(context.Background(), fs)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// fail reports err of the command name on stderr and returns its exit
+// status: 2 for a usage mistake, else 1.
+func fail(name string, err error) int {
+	fmt.Fprintf(os.Stderr, "onion %s: %v\n", name, err)
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailed
+}

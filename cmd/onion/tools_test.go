@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/onionkit/onion/builtin"
+)
+
+// TestToolsText prints the todo and shell tools for people, with no model
+// configured, and holds the text to its golden file.
+func TestToolsText(t *testing.T) {
+	got := cli{}.onion(t, "tools", "-tools", "todo,shell")
+	if got.code != 0 || got.stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", got.code, got.stderr)
+	}
+	golden(t, "tools_todo_shell.golden", got.stdout)
+	for _, want := range []string{"add  (write, approval none)", "list  (read, approval none)", "run_command  (write, approval required)", `"text": {`} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, got.stdout)
+		}
+	}
+}
+
+// TestToolsJSON checks that tools -json gives each tool's name,
+// description and parameter schema exactly as the model is sent them, with
+// its intent and approval.
+func TestToolsJSON(t *testing.T) {
+	got := cli{}.onion(t, "tools", "-tools", "todo,files,shell", "-json")
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	var descs []toolDesc
+	if err := json.Unmarshal([]byte(got.stdout), &descs); err != nil {
+		t.Fatalf("stdout is not a JSON array of tools: %v\n%s", err, got.stdout)
+	}
+	want, err := builtin.Tools("todo", "files", "shell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(descs) != len(want) {
+		t.Fatalf("%d tools printed, want %d", len(descs), len(want))
+	}
+	for i, w := range want {
+		d := descs[i]
+		def := w.Definition()
+		params, _ := json.Marshal(def.Function.Parameters)
+		if d.Name != def.Function.Name || d.Description != def.Function.Description || !jsonEqual(t, d.Parameters, params) {
+			t.Errorf("tool %d printed as %+v, want the definition the model is sent: %+v", i, d, def.Function)
+		}
+		if d.Intent != w.Intent() || d.Idempotent != w.Idempotent() {
+			t.Errorf("%s: intent %s idempotent %v, want %s %v", d.Name, d.Intent, d.Idempotent, w.Intent(), w.Idempotent())
+		}
+		if wantApproval := map[bool]string{true: "required", false: "none"}[d.Name == "run_command"]; d.Approval != wantApproval {
+			t.Errorf("%s: approval %q, want %q", d.Name, d.Approval, wantApproval)
+		}
+	}
+	golden(t, "tools_todo.json.golden", cli{}.onion(t, "tools", "-tools", "todo", "-json").stdout)
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// TestToolsUsage checks the mistakes tools refuses with status 2, and that
+// -h works on every command.
+func TestToolsUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tools"}, "no tools: choose some with -tools"},
+		{[]string{"tools", "-tools", "wizardry"}, `unknown tool reference "wizardry"`},
+		{[]string{"tools", "-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{nil, "Usage:"},
+	} {
+		got := cli{}.onion(t, c.args...)
+		if got.code != 2 || !strings.Contains(got.stderr, c.want) {
+			t.Errorf("onion %q: exit %d, stderr %q; want 2 and %q", c.args, got.code, got.stderr, c.want)
+		}
+	}
+	for _, name := range []string{"tools", "call", "run", "chat", "serve"} {
+		got := cli{}.onion(t, name, "-h")
+		if got.code != 0 || !strings.Contains(got.stderr, "Usage: onion "+name) || !strings.Contains(got.stderr, "-tools names") {
+			t.Errorf("onion %s -h: exit %d, stderr %q; want 0 and the command's help", name, got.code, got.stderr)
+		}
+	}
+	if got := (cli{}).onion(t, "-h"); got.code != 0 || !strings.Contains(got.stdout, "Exit status: 0 success") {
+		t.Errorf("onion -h: exit %d, stdout %q", got.code, got.stdout)
+	}
+}
+
+// TestMCPSource lists the tools of an MCP server started with -mcp: this
+// very command serving the todo list.
+func TestMCPSource(t *testing.T) {
+	got := cli{}.onion(t, "tools", "-mcp", bin+" serve -tools todo", "-json")
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	var descs []toolDesc
+	if err := json.Unmarshal([]byte(got.stdout), &descs); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range descs {
+		names = append(names, d.Name+":"+string(d.Intent))
+	}
+	if strings.Join(names, " ") != "add:write complete:write list:read remove:delete" {
+		t.Errorf("tools of the MCP server: %v", names)
+	}
+	if got := (cli{}).onion(t, "tools", "-mcp", "'unterminated"); got.code != 2 {
+		t.Errorf("a -mcp command that does not parse: exit %d, stderr %q; want 2", got.code, got.stderr)
+	}
+}
+
+// TestReadmeMainJob runs the README's first command, the main job, as a
+// fresh clone would with no key: it must work and print the tools.
+func TestReadmeMainJob(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```sh\n")
+	if !ok {
+		t.Fatal("the README has no sh block")
+	}
+	first, _, _ := strings.Cut(block, "\n")
+	command, _, _ := strings.Cut(first, "#")
+	args, ok := strings.CutPrefix(strings.TrimSpace(command), "go run ./cmd/onion ")
+	if !ok {
+		t.Fatalf("the README's first command %q is not the onion command", first)
+	}
+	got := cli{dir: t.TempDir()}.onion(t, strings.Fields(args)...)
+	if got.code != 0 || !strings.Contains(got.stdout, "read_file  (read, approval none)") || !strings.Contains(got.stdout, "add  (write, approval none)") {
+		t.Errorf("onion %s: exit %d, stdout %q, stderr %q", args, got.code, got.stdout, got.stderr)
+	}
+}
