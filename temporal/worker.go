@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -80,7 +81,7 @@ func NewWorker(c client.Client, taskQueue string, agents ...*onion.Agent) (worke
 	if err != nil {
 		return nil, err
 	}
-	w := worker.New(c, taskQueue, worker.Options{})
+	w := worker.New(c, taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
 	rt.register(w)
 	return w, nil
 }
