@@ -92,14 +92,26 @@ type activityHeaders struct {
 }
 
 func (o *activityHeaders) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	if c, _ := ctx.Value(traceKey{}).(map[string]string); len(c) > 0 {
-		if h := interceptor.WorkflowHeader(ctx); h != nil {
-			if p, err := converter.GetDefaultDataConverter().ToPayload(c); err == nil {
-				h[traceHeader] = p
-			}
-		}
-	}
+	writeTrace(ctx)
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+func (o *activityHeaders) ExecuteLocalActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	writeTrace(ctx)
+	return o.Next.ExecuteLocalActivity(ctx, activityType, args...)
+}
+
+// writeTrace puts the trace context set in ctx in the header of the
+// activity being started.
+func writeTrace(ctx workflow.Context) {
+	c, _ := ctx.Value(traceKey{}).(map[string]string)
+	h := interceptor.WorkflowHeader(ctx)
+	if len(c) == 0 || h == nil {
+		return
+	}
+	if p, err := converter.GetDefaultDataConverter().ToPayload(c); err == nil {
+		h[traceHeader] = p
+	}
 }
 
 // activityTracing runs an activity under the trace context of its header.
@@ -146,10 +158,11 @@ func (r *wrun) endRun(res *onion.Result, err error) {
 }
 
 // toolSpan starts a call's span when it starts and ends it when it has
-// its outcome, unless the workflow replays. A call that started before a
-// replay gets both at its end, as a call that never started does in Run.
-func (r *wrun) toolSpan(ctx workflow.Context, e loop.Effect, tc onion.ToolCall) {
-	if r.spans.run == nil || workflow.IsReplaying(ctx) {
+// its outcome; the workflow is not replaying. A call that started before
+// a replay gets both at its end, as a call that never started does in
+// Run.
+func (r *wrun) toolSpan(e loop.Effect, tc onion.ToolCall) {
+	if r.spans.run == nil {
 		return
 	}
 	if r.spans.tools == nil {

@@ -66,18 +66,24 @@ func attr(s sdktrace.ReadOnlySpan, key string) attribute.Value {
 // call under a caller's span: the workflow's invoke_agent is the caller's
 // child, and the chat spans of the model activities and the execute_tool
 // span of the call are its children, their parents read from the
-// activities' Temporal headers (remote), the tool running in its call's
-// span.
+// activities' Temporal headers (remote), the tool and its ApproveIf
+// running in its call's span.
 func TestDurableRunIsTracedAcrossActivities(t *testing.T) {
 	tp, rec := spanRecorder(t)
 	var mu sync.Mutex
-	var toolSpan trace.SpanContext
+	var toolSpan, approveSpan trace.SpanContext
 	stock := newTool(t, func(ctx context.Context, _ struct{ SKU string }) (string, error) {
 		mu.Lock()
 		toolSpan = trace.SpanContextFromContext(ctx)
 		mu.Unlock()
 		return "12 in stock", nil
-	}, onion.Name("stock"), onion.Description("Counts the stock."), onion.Read)
+	}, onion.Name("stock"), onion.Description("Counts the stock."), onion.Read,
+		onion.ApproveIf(func(ctx context.Context, _ onion.Call) (bool, error) {
+			mu.Lock()
+			approveSpan = trace.SpanContextFromContext(ctx)
+			mu.Unlock()
+			return false, nil
+		}))
 	m := &scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("stock", `{"SKU":"a"}`), text("12 left")}}
 	e := env(t, newAgent(t, m, stock, telemetry.Option(telemetry.TracerProvider(tp), telemetry.Provider("test"))))
 	e.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
@@ -138,6 +144,9 @@ func TestDurableRunIsTracedAcrossActivities(t *testing.T) {
 	if toolSpan.SpanID() != tool.SpanContext().SpanID() || !toolSpan.IsRemote() {
 		t.Errorf("the tool ran under %v (remote %v), want its execute_tool span %v from the activity's header",
 			toolSpan.SpanID(), toolSpan.IsRemote(), tool.SpanContext().SpanID())
+	}
+	if approveSpan.SpanID() != tool.SpanContext().SpanID() {
+		t.Errorf("ApproveIf ran under %v, want the call's execute_tool span %v", approveSpan.SpanID(), tool.SpanContext().SpanID())
 	}
 }
 

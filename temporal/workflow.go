@@ -156,28 +156,32 @@ func (r *wrun) log(ctx workflow.Context, e loop.Effect) {
 }
 
 // toolEvent traces a call that starts (to run, or to wait for approval)
-// or has its outcome, and calls the agent's tool hooks.
+// or has its outcome, and calls the agent's tool hooks, except while the
+// workflow replays, so that each happens once.
 func (r *wrun) toolEvent(ctx workflow.Context, e loop.Effect) {
-	if e.Event != loop.EventToolStarted && e.Event != loop.EventToolFinished {
+	if (e.Event != loop.EventToolStarted && e.Event != loop.EventToolFinished) || workflow.IsReplaying(ctx) {
+		return
+	}
+	var hooks []onion.Hooks
+	if !r.hooksOff {
+		hooks = r.agent.RunConfig().Hooks
+	}
+	if r.spans.run == nil && len(hooks) == 0 {
 		return
 	}
 	tc := onion.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]
-	r.toolSpan(ctx, e, tc)
-	r.toolHooks(ctx, e, tc)
+	r.toolSpan(e, tc)
+	r.toolHooks(ctx, e, tc, hooks)
 }
 
-// toolHooks calls the agent's BeforeTool hooks when a call starts and its
-// AfterTool hooks when it has its outcome, as Run does, except while the
-// workflow replays, so that each is called once. They run in the
+// toolHooks calls the BeforeTool hooks when a call starts and the
+// AfterTool hooks when it has its outcome, as Run does. They run in the
 // workflow task and must return quickly. Only what the history records
 // may change a run's course, so a tool hook's error is logged and the run
 // goes on.
-func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect, tc onion.ToolCall) {
-	if r.hooksOff || workflow.IsReplaying(ctx) {
-		return
-	}
+func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect, tc onion.ToolCall, hooks []onion.Hooks) {
 	te := onion.ToolEvent{RunID: r.st.RunID, Call: tc}
-	for _, h := range r.agent.RunConfig().Hooks {
+	for _, h := range hooks {
 		name, hook := "BeforeTool", h.BeforeTool
 		if e.Event == loop.EventToolFinished {
 			name, hook = "AfterTool", h.AfterTool
