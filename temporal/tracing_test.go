@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/telemetry"
@@ -167,17 +166,11 @@ func TestReplayOfRecordedHistoriesStartsNoSpan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := newRuntime([]*onion.Agent{agent})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, f := range files {
-		r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
-			Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+		r, err := NewReplayer(agent)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
 		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
 			t.Fatalf("replay of %s: %v", f, err)
 		}

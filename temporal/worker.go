@@ -85,3 +85,22 @@ func NewWorker(c client.Client, taskQueue string, agents ...*onion.Agent) (worke
 	rt.register(w)
 	return w, nil
 }
+
+// NewReplayer returns a replayer of the durable runs of these agents: give
+// it the recorded history of a run (ReplayWorkflowHistory) to check that
+// the workflow of this version of onion and of these agents carries that
+// run on as it went, without running a tool or asking a model. The
+// agents' instruments see nothing of a replay.
+func NewReplayer(agents ...*onion.Agent) (worker.WorkflowReplayer, error) {
+	rt, err := newRuntime(agents)
+	if err != nil {
+		return nil, err
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+		Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	if err != nil {
+		return nil, fmt.Errorf("temporal: %w", err)
+	}
+	r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
+	return r, nil
+}

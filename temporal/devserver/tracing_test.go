@@ -15,6 +15,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
@@ -87,8 +89,8 @@ func byName(spans []exported, prefix string) []exported {
 // TestTraceOfARunOnTheServer runs a durable run on the embedded server
 // under a caller's span, with a worker whose agent traces: the spans make
 // the caller → invoke_agent → chat, execute_tool tree in the caller's
-// trace. Then the worker replays the finished run to answer a query and
-// starts no span.
+// trace. Then the worker replays the finished run to answer a query, and
+// a replayer replays its history: neither starts a span.
 func TestTraceOfARunOnTheServer(t *testing.T) {
 	_, model, c := crashSetup(t, oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`)), oniontest.Text("A1 is in stock."))
 	rec := tracetest.NewSpanRecorder()
@@ -155,7 +157,28 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 		t.Fatalf("conversation %v, %v", msgs, err)
 	}
 	if n := len(rec.Started()) - started; n != 0 {
-		t.Errorf("the replay started %d spans, want none", n)
+		t.Errorf("the worker's replay started %d spans, want none", n)
+	}
+
+	// And so does a replayer given the run's history.
+	h := &historypb.History{}
+	it := c.GetWorkflowHistory(ctx, res.RunID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	r, err := temporal.NewReplayer(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReplayWorkflowHistory(quiet{}, h); err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if n := len(rec.Started()) - started; n != 0 {
+		t.Errorf("the replays started %d spans, want none", n)
 	}
 }
 
