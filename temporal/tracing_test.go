@@ -7,13 +7,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/telemetry"
@@ -180,5 +183,91 @@ func TestReplayOfRecordedHistoriesStartsNoSpan(t *testing.T) {
 	}
 	if spans := rec.Started(); len(spans) != 0 {
 		t.Errorf("replays started %d spans, want none", len(spans))
+	}
+}
+
+// tracedEnv is a test environment of agent a with the worker's tracing
+// interceptor, and the input of a run under a caller's span.
+func tracedEnv(t *testing.T, a *onion.Agent, tp trace.TracerProvider, prompt string, opts ...StartOption) (*testsuite.TestWorkflowEnvironment, runInput, trace.SpanContext) {
+	t.Helper()
+	e := env(t, a)
+	e.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	ctx, caller := tp.Tracer("caller").Start(context.Background(), "caller")
+	caller.End()
+	in := input(prompt, opts...)
+	in.Trace = carrierOf(ctx)
+	return e, in, caller.SpanContext()
+}
+
+// TestDurableModelRetryIsAChatSpanPerAttempt: Temporal retries the model
+// activity, and each attempt is its own chat span under the run's, the
+// failed one with its error.type.
+func TestDurableModelRetryIsAChatSpanPerAttempt(t *testing.T) {
+	tp, rec := spanRecorder(t)
+	m := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		failure(&onion.ModelError{StatusCode: 503, Retryable: true, Err: errors.New("busy")}), text("ok"),
+	}}
+	a := newAgent(t, m, telemetry.Option(telemetry.TracerProvider(tp)), onion.RetryBackoff(time.Millisecond, time.Millisecond))
+	e, in, _ := tracedEnv(t, a, tp, "hi")
+	if res := result(t, e, in); res.Output != "ok" {
+		t.Fatalf("output %q", res.Output)
+	}
+	spans := rec.Ended()
+	run := spanNamed(t, spans, "invoke_agent shop")
+	var errs []string
+	for _, s := range spans {
+		if !strings.HasPrefix(s.Name(), "chat") {
+			continue
+		}
+		if s.Parent().SpanID() != run.SpanContext().SpanID() {
+			t.Errorf("a chat span's parent %v, want invoke_agent", s.Parent().SpanID())
+		}
+		errs = append(errs, attr(s, "error.type").AsString())
+	}
+	if len(errs) != 2 || errs[0] != "503" || errs[1] != "" {
+		t.Errorf("chat spans' error.type %q, want 503 then none", errs)
+	}
+}
+
+// TestContinueAsNewKeepsTheCallersTrace: the workflow run that continues
+// as new ends its invoke_agent, and the next one's is again the caller's
+// child.
+func TestContinueAsNewKeepsTheCallersTrace(t *testing.T) {
+	tp, rec := spanRecorder(t)
+	stock := newTool(t, func(struct{}) (string, error) { return "3", nil }, onion.Name("stock"), onion.Read)
+	m := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		calls("stock", `{}`), calls("stock", `{}`), text("3 left"),
+	}}
+	a := newAgent(t, m, stock, telemetry.Option(telemetry.TracerProvider(tp)))
+	e, in, caller := tracedEnv(t, a, tp, "how many?", HistoryBudget(5, 1<<30))
+	e.SetCurrentHistoryLength(20)
+	e.ExecuteWorkflow(WorkflowName, in)
+	var can *workflow.ContinueAsNewError
+	if err := e.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow error %v, want continue-as-new", err)
+	}
+	var next runInput
+	if err := converterGet(can, &next); err != nil {
+		t.Fatal(err)
+	}
+	next.Settings.HistoryEvents = 10_000
+	e2 := env(t, a)
+	e2.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	if res := result(t, e2, next); res.Output != "3 left" {
+		t.Fatalf("output %q", res.Output)
+	}
+	var runs []sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if strings.HasPrefix(s.Name(), "invoke_agent") {
+			runs = append(runs, s)
+		}
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d invoke_agent spans, want one a workflow run", len(runs))
+	}
+	for _, s := range runs {
+		if s.Parent().SpanID() != caller.SpanID() || s.SpanContext().TraceID() != caller.TraceID() {
+			t.Errorf("invoke_agent's parent %v, want the caller's span", s.Parent().SpanID())
+		}
 	}
 }
