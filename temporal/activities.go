@@ -38,10 +38,10 @@ const (
 // model sends one request to the agent's model, calling the agent's
 // BeforeModel hooks before its first attempt and its AfterModel hooks
 // after the reply, logging it with the agent's logger and tracing it with
-// the agent's instruments. A failure that
-// may pass when sent again (onion.Retryable) is a retryable error, with
-// the server's Retry-After as the next retry's delay; any other is not
-// retryable. A hook's error is not retryable either, and stops the run.
+// the agent's instruments. A failure that may pass when sent again
+// (onion.Retryable) is a retryable error, with the server's Retry-After
+// as the next retry's delay; any other is not retryable. A hook's error
+// is not retryable either, and stops the run.
 func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, error) {
 	a, err := rt.agent(in.Agent)
 	if err != nil {
