@@ -62,8 +62,9 @@ func WithInstrument(in Instrument) Option {
 	})
 }
 
-// runInfo is the RunInfo of the run runID of prompt.
-func (a *Agent) runInfo(runID, prompt string) RunInfo {
+// RunInfo is what the agent tells its instruments of the run runID of
+// prompt, for a runtime other than Run and Stream.
+func (a *Agent) RunInfo(runID, prompt string) RunInfo {
 	info := RunInfo{Agent: a.name, RunID: runID, Model: a.cfg.model, SystemPrompt: a.cfg.systemPrompt, Prompt: prompt, Tools: a.defs}
 	if a.cfg.languageModel == nil {
 		info.Provider = "openai"
@@ -80,11 +81,89 @@ func (a *Agent) runInfo(runID, prompt string) RunInfo {
 	return info
 }
 
+// A RunAttacher is an Instrument that can watch the model requests of a
+// run whose StartRun was called elsewhere: a durable run's requests are
+// activities, on any worker, whose context carries only the run's trace
+// context. AttachRun returns the context the Start methods that follow
+// get, holding what StartRun keeps of the run (the provider, the server),
+// without starting anything.
+type RunAttacher interface {
+	AttachRun(ctx context.Context, run RunInfo) context.Context
+}
+
+// Instrument returns the agent's instruments (WithInstrument) as one, for
+// a runtime other than Run and Stream: it calls them in the order given,
+// the End methods in reverse, and is a RunAttacher that attaches those of
+// them that are. It is nil when the agent has none.
+func (a *Agent) Instrument() Instrument {
+	if len(a.cfg.instruments) == 0 {
+		return nil
+	}
+	return instruments(a.cfg.instruments)
+}
+
+// instruments is several instruments as one.
+type instruments []Instrument
+
+func (ins instruments) StartRun(ctx context.Context, run RunInfo) context.Context {
+	for _, in := range ins {
+		ctx = in.StartRun(ctx, run)
+	}
+	return ctx
+}
+
+func (ins instruments) AttachRun(ctx context.Context, run RunInfo) context.Context {
+	for _, in := range ins {
+		if at, ok := in.(RunAttacher); ok {
+			ctx = at.AttachRun(ctx, run)
+		}
+	}
+	return ctx
+}
+
+func (ins instruments) EndRun(ctx context.Context, res *Result, err error) {
+	for i := len(ins) - 1; i >= 0; i-- {
+		ins[i].EndRun(ctx, res, err)
+	}
+}
+
+func (ins instruments) StartModel(ctx context.Context, req *Request) context.Context {
+	for _, in := range ins {
+		ctx = in.StartModel(ctx, req)
+	}
+	return ctx
+}
+
+func (ins instruments) RetryModel(ctx context.Context, attempt int, err error, wait time.Duration) {
+	for _, in := range ins {
+		in.RetryModel(ctx, attempt, err, wait)
+	}
+}
+
+func (ins instruments) EndModel(ctx context.Context, resp *Response, err error) {
+	for i := len(ins) - 1; i >= 0; i-- {
+		ins[i].EndModel(ctx, resp, err)
+	}
+}
+
+func (ins instruments) StartTool(ctx context.Context, c ToolCall) context.Context {
+	for _, in := range ins {
+		ctx = in.StartTool(ctx, c)
+	}
+	return ctx
+}
+
+func (ins instruments) EndTool(ctx context.Context, c ToolCall) {
+	for i := len(ins) - 1; i >= 0; i-- {
+		ins[i].EndTool(ctx, c)
+	}
+}
+
 // The runtime's calls into the instruments, each a no-op without one.
 
 func (r *liveRun) startRun(prompt string) {
 	for _, in := range r.a.cfg.instruments {
-		r.ctx = in.StartRun(r.ctx, r.a.runInfo(r.st.RunID, prompt))
+		r.ctx = in.StartRun(r.ctx, r.a.RunInfo(r.st.RunID, prompt))
 	}
 }
 

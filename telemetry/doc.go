@@ -13,6 +13,12 @@
 // gen_ai.client.token.usage and gen_ai.client.operation.duration, and
 // counts tool calls by outcome in onion.tool.calls.
 //
+// A durable run (package github.com/onionkit/onion/temporal) makes the
+// same tree: invoke_agent and execute_tool on the worker that runs the
+// workflow, never while it replays, and each chat in its model activity,
+// on any worker, under the run's span carried in Temporal's headers
+// (AttachRun gives it the run's attributes).
+//
 // Prompts, replies, arguments and results are content: they are recorded
 // only with CaptureContent. The API key never is.
 //

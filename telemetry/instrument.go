@@ -90,7 +90,8 @@ func (in *instrument) measuring(ctx context.Context) bool {
 	return in.duration.Enabled(ctx) || in.tokens.Enabled(ctx) || in.calls.Enabled(ctx)
 }
 
-func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.Context {
+// newRunState is what the spans of the run info share.
+func (in *instrument) newRunState(info onion.RunInfo) *runState {
 	st := &runState{info: info, provider: info.Provider, server: info.Server}
 	if in.provider != "" {
 		st.provider = in.provider
@@ -99,6 +100,20 @@ func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.
 		st.server = host
 		st.port, _ = strconv.Atoi(port)
 	}
+	return st
+}
+
+// AttachRun keeps the run's attributes in ctx for the chat spans of a
+// durable run's activities; their parent is the trace context ctx
+// carries, the invoke_agent span the workflow started.
+func (in *instrument) AttachRun(ctx context.Context, info onion.RunInfo) context.Context {
+	st := in.newRunState(info)
+	st.span = trace.SpanFromContext(ctx)
+	return context.WithValue(ctx, key{in, 0}, st)
+}
+
+func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.Context {
+	st := in.newRunState(info)
 	ctx, st.span = in.tracer.Start(ctx, OperationInvokeAgent+" "+info.Agent, internal)
 	if !st.span.IsRecording() && !in.measuring(ctx) {
 		return ctx
@@ -400,4 +415,7 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-var _ onion.Instrument = (*instrument)(nil)
+var (
+	_ onion.Instrument  = (*instrument)(nil)
+	_ onion.RunAttacher = (*instrument)(nil)
+)

@@ -37,10 +37,11 @@ const (
 
 // model sends one request to the agent's model, calling the agent's
 // BeforeModel hooks before its first attempt and its AfterModel hooks
-// after the reply, and logging it with the agent's logger. A failure that
-// may pass when sent again (onion.Retryable) is a retryable error, with
-// the server's Retry-After as the next retry's delay; any other is not
-// retryable. A hook's error is not retryable either, and stops the run.
+// after the reply, logging it with the agent's logger and tracing it with
+// the agent's instruments. A failure that may pass when sent again
+// (onion.Retryable) is a retryable error, with the server's Retry-After
+// as the next retry's delay; any other is not retryable. A hook's error
+// is not retryable either, and stops the run.
 func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, error) {
 	a, err := rt.agent(in.Agent)
 	if err != nil {
@@ -61,7 +62,9 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 		}
 	}
 	start := time.Now()
-	resp, err := a.LanguageModel().Generate(ctx, in.Request, nil)
+	mctx, end := traceModel(ctx, a, in.RunID, in.Request)
+	resp, err := a.LanguageModel().Generate(mctx, in.Request, nil)
+	end(resp, err)
 	if err != nil {
 		f := modelFailure(err, rc.MaxRetryAfter)
 		var app *temporal.ApplicationError

@@ -115,7 +115,7 @@ func (r *wrun) decide(d Decision) {
 // no approval (ApproveIf said so), else whatever Decision comes within the
 // approval timeout; none means denied.
 func (r *wrun) approve(ctx workflow.Context, c loop.Call) loop.Input {
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+	lctx := workflow.WithLocalActivityOptions(r.traced(ctx, c.ID), workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})

@@ -18,7 +18,9 @@ import (
 
 // Start starts a durable run of prompt with the agent named agent on
 // taskQueue, whose workers must serve that agent (NewWorker). It returns
-// once the run is recorded; Result waits for its answer.
+// once the run is recorded; Result waits for its answer. The span of ctx,
+// if any, is the parent of the run's spans, on whichever worker they are
+// made.
 func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string, opts ...StartOption) (client.WorkflowRun, error) {
 	cfg := startConfig{settings: defaultSettings()}
 	for _, o := range opts {
@@ -35,7 +37,7 @@ func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string
 		_, _ = rand.Read(b[:])
 		id = "onion-" + agent + "-" + hex.EncodeToString(b[:])
 	}
-	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings}
+	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings, Trace: carrierOf(ctx)}
 	if n := payloadSize(in); n > maxPayload {
 		return nil, errors.New("temporal: " + tooLarge("the prompt with its history", n))
 	}

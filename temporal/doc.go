@@ -41,6 +41,13 @@
 //     MaxToolOutput before it enters the history, and a payload that would
 //     still pass Temporal's 2 MB limit ends that call (or the run) with a
 //     failure that says so, instead of failing workflow tasks forever.
+//   - The agent's instruments (onion.WithInstrument, package telemetry)
+//     trace the run as Run does, never twice on replay: the workflow
+//     starts the run's span and the calls' spans while it is not
+//     replaying, and each model request is traced in its activity. The
+//     span of Start's ctx is the parent of the run's; the trace context
+//     goes in the run's input and in each activity's Temporal header, so
+//     the spans of every worker are in the caller's trace.
 //
 // A worker registers the agents it serves with NewWorker; every worker of
 // a task queue must be given the same agents, tools and options. A client

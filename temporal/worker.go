@@ -6,6 +6,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -80,7 +81,26 @@ func NewWorker(c client.Client, taskQueue string, agents ...*onion.Agent) (worke
 	if err != nil {
 		return nil, err
 	}
-	w := worker.New(c, taskQueue, worker.Options{})
+	w := worker.New(c, taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
 	rt.register(w)
 	return w, nil
+}
+
+// NewReplayer returns a replayer of the durable runs of these agents: give
+// it the recorded history of a run (ReplayWorkflowHistory) to check that
+// the workflow of this version of onion and of these agents carries that
+// run on as it went, without running a tool or asking a model. The
+// agents' instruments see nothing of a replay.
+func NewReplayer(agents ...*onion.Agent) (worker.WorkflowReplayer, error) {
+	rt, err := newRuntime(agents)
+	if err != nil {
+		return nil, err
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+		Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	if err != nil {
+		return nil, fmt.Errorf("temporal: %w", err)
+	}
+	r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
+	return r, nil
 }

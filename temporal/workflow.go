@@ -28,6 +28,8 @@ type runInput struct {
 	Settings settings       `json:"settings"`
 	// State is the loop's state when the run continued as new.
 	State *loop.State `json:"state,omitempty"`
+	// Trace is the caller's trace context, as W3C Trace Context fields.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 // wrun is one run of the workflow.
@@ -45,6 +47,7 @@ type wrun struct {
 	waiting   []loop.Call
 	decisions map[string]Decision
 	hooksOff  bool // a hook failed: no more hooks
+	spans     spans
 }
 
 func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
@@ -52,7 +55,8 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	if err != nil {
 		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
 	}
-	r := &wrun{rt: rt, agent: a, lp: a.Loop(), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{}}
+	r := &wrun{rt: rt, agent: a, lp: a.Loop(), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
+		spans: spans{in: a.Instrument()}}
 	var effects []loop.Effect
 	if in.State != nil {
 		r.st = in.State
@@ -66,16 +70,19 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	}
 	stopped := false
 	for {
+		r.startRun(ctx)
 		for _, e := range effects {
 			switch e.Kind {
 			case loop.Finish:
 				r.endHooks(ctx, *e.Result)
+				r.endRun(onion.ResultOf(*e.Result), stopError(*e.Result))
 				return fitResult(*e.Result), nil
 			case loop.Emit:
 				r.log(ctx, e)
-				r.toolHooks(ctx, e)
+				r.toolEvent(ctx, e)
 			case loop.AskModel:
 				if r.inflight == 0 && r.asked > 0 && r.historyFull(ctx) {
+					r.endRun(nil, nil)
 					return loop.Result{}, r.continueAsNew(ctx)
 				}
 				r.asked++
@@ -88,7 +95,9 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 			}
 		}
 		if r.inflight == 0 {
-			return loop.Result{}, errors.New("temporal: the loop stopped without finishing")
+			err := errors.New("temporal: the loop stopped without finishing")
+			r.endRun(nil, err)
+			return loop.Result{}, err
 		}
 		var in loop.Input
 		sel := workflow.NewSelector(ctx)
@@ -106,7 +115,9 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		in.Now = workflow.Now(ctx)
 		effects, err = r.lp.Step(r.st, in)
 		if err != nil {
-			return loop.Result{}, fmt.Errorf("temporal: the workflow broke the loop's protocol: %w", err)
+			err = fmt.Errorf("temporal: the workflow broke the loop's protocol: %w", err)
+			r.endRun(nil, err)
+			return loop.Result{}, err
 		}
 	}
 }
@@ -144,18 +155,33 @@ func (r *wrun) log(ctx workflow.Context, e loop.Effect) {
 	}
 }
 
-// toolHooks calls the agent's BeforeTool hooks when a call starts (to
-// run, or to wait for approval) and its AfterTool hooks when it has its
-// outcome, as Run does, except while the workflow replays, so that each
-// is called once. They run in the workflow task and must return quickly.
-// Only what the history records may change a run's course, so a tool
-// hook's error is logged and the run goes on.
-func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect) {
-	if r.hooksOff || workflow.IsReplaying(ctx) || (e.Event != loop.EventToolStarted && e.Event != loop.EventToolFinished) {
+// toolEvent traces a call that starts (to run, or to wait for approval)
+// or has its outcome, and calls the agent's tool hooks, except while the
+// workflow replays, so that each happens once.
+func (r *wrun) toolEvent(ctx workflow.Context, e loop.Effect) {
+	if (e.Event != loop.EventToolStarted && e.Event != loop.EventToolFinished) || workflow.IsReplaying(ctx) {
 		return
 	}
-	te := onion.ToolEvent{RunID: r.st.RunID, Call: onion.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]}
-	for _, h := range r.agent.RunConfig().Hooks {
+	var hooks []onion.Hooks
+	if !r.hooksOff {
+		hooks = r.agent.RunConfig().Hooks
+	}
+	if r.spans.run == nil && len(hooks) == 0 {
+		return
+	}
+	tc := onion.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]
+	r.toolSpan(e, tc)
+	r.toolHooks(ctx, e, tc, hooks)
+}
+
+// toolHooks calls the BeforeTool hooks when a call starts and the
+// AfterTool hooks when it has its outcome, as Run does. They run in the
+// workflow task and must return quickly. Only what the history records
+// may change a run's course, so a tool hook's error is logged and the run
+// goes on.
+func (r *wrun) toolHooks(ctx workflow.Context, e loop.Effect, tc onion.ToolCall, hooks []onion.Hooks) {
+	te := onion.ToolEvent{RunID: r.st.RunID, Call: tc}
+	for _, h := range hooks {
 		name, hook := "BeforeTool", h.BeforeTool
 		if e.Event == loop.EventToolFinished {
 			name, hook = "AfterTool", h.AfterTool
@@ -177,10 +203,7 @@ func (r *wrun) endHooks(ctx workflow.Context, res loop.Result) {
 	if workflow.IsReplaying(ctx) {
 		return
 	}
-	var err error
-	if res.StopReason == loop.StopFailed || res.StopReason == loop.StopCanceled {
-		err = fmt.Errorf("temporal: run %s stopped (%s): %s", res.RunID, res.StopReason, res.Error)
-	}
+	err := stopError(res)
 	for _, h := range r.agent.RunConfig().Hooks {
 		if err != nil && h.OnError != nil {
 			h.OnError(context.Background(), err)
@@ -189,6 +212,15 @@ func (r *wrun) endHooks(ctx workflow.Context, res loop.Result) {
 			h.OnComplete(context.Background(), onion.ResultOf(res))
 		}
 	}
+}
+
+// stopError is the error of a run that stopped early, nil for one that
+// ended with an answer.
+func stopError(res loop.Result) error {
+	if res.StopReason == loop.StopFailed || res.StopReason == loop.StopCanceled {
+		return fmt.Errorf("temporal: run %s stopped (%s): %s", res.RunID, res.StopReason, res.Error)
+	}
+	return nil
 }
 
 // historyFull reports whether the run should continue as new before its
@@ -207,7 +239,7 @@ func (r *wrun) continueAsNew(ctx workflow.Context) error {
 	}
 	st := *r.st
 	st.Result = fitResult(st.Result)
-	next := runInput{Agent: r.in.Agent, Settings: r.in.Settings, State: &st}
+	next := runInput{Agent: r.in.Agent, Settings: r.in.Settings, State: &st, Trace: r.in.Trace}
 	workflow.GetLogger(ctx).Info("onion: continuing as new", "agent", r.in.Agent, "iteration", st.Iteration,
 		"events", workflow.GetInfo(ctx).GetCurrentHistoryLength())
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
@@ -237,7 +269,7 @@ func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) 
 		},
 	})
 	var resp loop.Response
-	if err := workflow.ExecuteActivity(ctx, modelActivity, in).Get(ctx, &resp); err != nil {
+	if err := workflow.ExecuteActivity(r.traced(ctx, ""), modelActivity, in).Get(ctx, &resp); err != nil {
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) && app.Type() == hookErrorType {
 			r.hooksOff = true
@@ -324,7 +356,7 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 		},
 	})
 	var d loop.Done
-	err := workflow.ExecuteActivity(ctx, toolActivity, in).Get(ctx, &d)
+	err := workflow.ExecuteActivity(r.traced(ctx, c.ID), toolActivity, in).Get(ctx, &d)
 	if err != nil {
 		d = lost(c, err)
 	}

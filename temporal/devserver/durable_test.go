@@ -91,7 +91,15 @@ func serveWorker(hostPort string) error {
 		}
 		return tool + " done", nil
 	}
-	agent, err := testagent.New(on, onion.BaseURL(os.Getenv(envModel)), onion.APIKey("test"))
+	opts := []onion.Option{onion.BaseURL(os.Getenv(envModel)), onion.APIKey("test")}
+	if path := os.Getenv(envTrace); path != "" {
+		o, err := traceTo(path)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, o)
+	}
+	agent, err := testagent.New(on, opts...)
 	if err != nil {
 		return err
 	}
