@@ -336,7 +336,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			if cfg.baseURL != "" {
 				oc.BaseURL = cfg.baseURL
 			}
-			oc.HTTPClient = retryAfterRecorder{inner: oc.HTTPClient}
+			oc.HTTPClient = retryAfterRecorder{inner: builtinHTTPClient()}
 			client = openai.NewClientWithConfig(oc)
 		}
 		a.model = cfg.builtinModel(client)
