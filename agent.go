@@ -317,9 +317,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	a := &Agent{name: name, cfg: cfg, tools: set}
 	a.defs = make([]ToolDef, len(set.tools))
 	for i, t := range set.tools {
-		d := t.Definition().Function
-		params, _ := d.Parameters.(json.RawMessage) // as Definition makes it
-		a.defs[i] = ToolDef{Name: d.Name, Description: d.Description, Parameters: params, Strict: d.Strict}
+		a.defs[i] = t.def()
 	}
 	core, err := loop.New(a.loopConfig())
 	if err != nil {
@@ -518,7 +516,7 @@ func (a *Agent) Definitions() []openai.Tool {
 	out := make([]openai.Tool, len(a.defs))
 	for i, d := range a.defs {
 		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}}
+			Name: d.Name, Description: d.Description, Parameters: json.RawMessage(slices.Clone(d.Parameters)), Strict: d.Strict}}
 	}
 	return out
 }

@@ -305,6 +305,14 @@ type binding struct {
 	// is none to read (a func literal).
 	noDoc  string
 	method bool
+	// signature is the Signature of a tool of the binding under its own
+	// name, rendered once.
+	signature string
+	// frames holds the callFrames of the binding's tools: the func gets
+	// its arguments by value, so the struct they are decoded into, and the
+	// context's Value, serve call after call; except for a func that takes
+	// a pointer to its struct, which it may keep.
+	frames sync.Pool
 }
 
 func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
@@ -392,37 +400,37 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	if !src.found && !src.anonymous {
 		b.noDoc = src.whyNoDoc()
 	}
+	b.signature = signature(cfg.name, in, names, ft, src.pkgPath)
+	b.frames.New = func() any { return &callFrame{arg: reflect.New(b.elemType)} }
 	return b, nil
 }
 
 // tool makes a tool of fn, whose binding b is.
 func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
-	cfg := b.cfg
-	cfg.goName = b.goName
+	t := &Tool{toolConfig: b.cfg, source: b.display, params: b.params}
+	t.goName = b.goName
 	for _, o := range opts {
-		o.applyTool(&cfg)
+		o.applyTool(&t.toolConfig)
 	}
-	if b.anonymous && !cfg.named {
+	if b.anonymous && !t.named {
 		return nil, fmt.Errorf("%s: an anonymous func has no name to call it by; give it one with onion.Name", b.display)
 	}
-	if err := b.checkSaid(cfg); err != nil {
+	if err := b.checkSaid(t.toolConfig); err != nil {
 		return nil, err
 	}
-	t, err := newTool(cfg, b.params, b.display)
-	if err != nil {
+	if err := t.checkConfig(); err != nil {
 		return nil, err
 	}
-	t.signature = signature(t.name, b.in, b.names, b.ft, b.pkgPath)
+	t.signature = b.signature
+	if t.name != b.cfg.name {
+		t.signature = signature(t.name, b.in, b.names, b.ft, b.pkgPath)
+	}
 	if b.res.value {
 		t.result, t.resultHint = b.ft.Out(0), b.hint
 		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
 	}
 	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
-	// The func gets its arguments by value, so the struct they are
-	// decoded into, and the context's Value, serve call after call;
-	// except for a func that takes a pointer to its struct, which it may
-	// keep.
-	frames := sync.Pool{New: func() any { return &callFrame{arg: reflect.New(elemType)} }}
+	frames := &b.frames
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		var f *callFrame
 		if needsPtr {
@@ -432,7 +440,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		}
 		arg := f.arg
 		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
-			f.release(&frames, needsPtr)
+			f.release(frames, needsPtr)
 			return nil, err
 		}
 		var buf [4]reflect.Value
@@ -452,7 +460,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 			}
 		}
 		out := fn.Call(callIn) // a panic drops f
-		f.release(&frames, needsPtr)
+		f.release(frames, needsPtr)
 		return res.extract(out)
 	}
 	return t, nil
@@ -516,19 +524,29 @@ func indirect(t reflect.Type) reflect.Type {
 
 // newTool checks the configuration shared by every kind of tool.
 func newTool(cfg toolConfig, params *paramSchema, source string) (*Tool, error) {
-	if !toolNameRE.MatchString(cfg.name) {
-		return nil, fmt.Errorf("%s: tool name %q must match ^[a-zA-Z0-9_-]{1,64}$", source, cfg.name)
+	t := &Tool{toolConfig: cfg, source: source, params: params}
+	if err := t.checkConfig(); err != nil {
+		return nil, err
 	}
-	if cfg.intent == "" {
-		cfg.intent = Write
+	return t, nil
+}
+
+// checkConfig checks the configuration shared by every kind of tool and
+// fills in its defaults.
+func (t *Tool) checkConfig() error {
+	if !toolNameRE.MatchString(t.name) {
+		return fmt.Errorf("%s: tool name %q must match ^[a-zA-Z0-9_-]{1,64}$", t.source, t.name)
 	}
-	if _, err := parseIntent(string(cfg.intent)); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+	if t.intent == "" {
+		t.intent = Write
 	}
-	if cfg.description == "" {
-		cfg.description = "Execute the " + cfg.name + " tool."
+	if _, err := parseIntent(string(t.intent)); err != nil {
+		return fmt.Errorf("%s: %w", t.source, err)
 	}
-	return &Tool{toolConfig: cfg, source: source, params: params}, nil
+	if t.description == "" {
+		t.description = "Execute the " + t.name + " tool."
+	}
+	return nil
 }
 
 // isArgStruct reports whether t is a struct argument whose fields are the

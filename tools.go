@@ -203,19 +203,26 @@ func (t *Tool) Signature() string { return t.signature }
 // Definition returns the tool exactly as it is sent to a Chat Completions
 // endpoint: in strict form for a tool of a Strict agent.
 func (t *Tool) Definition() openai.Tool {
+	d := t.def()
+	return openai.Tool{
+		Type: openai.ToolTypeFunction,
+		Function: &openai.FunctionDefinition{
+			Name:        d.Name,
+			Description: d.Description,
+			Parameters:  json.RawMessage(slices.Clone(d.Parameters)),
+			Strict:      d.Strict,
+		},
+	}
+}
+
+// def is the tool as the loop and the wires take it. Its Parameters are
+// the tool's own bytes, which nobody writes to.
+func (t *Tool) def() ToolDef {
 	params := t.params.json
 	if t.strict {
 		params = t.params.strictJSON // made by strictTool
 	}
-	return openai.Tool{
-		Type: openai.ToolTypeFunction,
-		Function: &openai.FunctionDefinition{
-			Name:        t.name,
-			Description: t.description,
-			Parameters:  json.RawMessage(slices.Clone(params)),
-			Strict:      t.strict,
-		},
-	}
+	return ToolDef{Name: t.name, Description: t.description, Parameters: params, Strict: t.strict}
 }
 
 // Call runs the tool as the model path does: argsJSON is the model's
