@@ -9,12 +9,10 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -27,11 +25,34 @@ import (
 // chatModel sends requests to a Chat Completions endpoint.
 type chatModel struct {
 	client *openai.Client
+	// splice says the client sends the bodies chatBody writes (see
+	// request.go); otherwise go-openai's requests go as they are.
+	splice bool
+	tools  toolsCache
 }
 
-func (m chatModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+func newChatModel(client *openai.Client) *chatModel {
+	return &chatModel{client: client, splice: splices(client), tools: toolsCache{encode: chatTools}}
+}
+
+func (m *chatModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
 	ctx, hint := withRetryAfter(ctx)
-	creq := chatRequest(req)
+	var creq openai.ChatCompletionRequest
+	if m.splice {
+		body, err := m.chatBody(req, onDelta != nil)
+		if err != nil {
+			return nil, err
+		}
+		hint.body = body
+		// The stub go-openai checks the model and temperature of, and
+		// sends with body in its place.
+		creq.Model = req.Model
+		if req.Temperature != nil {
+			creq.Temperature = *req.Temperature
+		}
+	} else {
+		creq = chatRequest(req)
+	}
 	var resp *Response
 	var err error
 	if onDelta != nil {
@@ -45,7 +66,8 @@ func (m chatModel) Generate(ctx context.Context, req *Request, onDelta func(Delt
 	return resp, nil
 }
 
-// chatRequest is req as go-openai sends it.
+// chatRequest is req as go-openai sends it, for a client that does not
+// splice.
 func chatRequest(req *Request) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{Model: req.Model, Messages: make([]openai.ChatCompletionMessage, len(req.Messages))}
 	for i, m := range req.Messages {
@@ -101,7 +123,7 @@ func fromChatUsage(u openai.Usage) Usage {
 	return out
 }
 
-func (m chatModel) once(ctx context.Context, req openai.ChatCompletionRequest) (*Response, error) {
+func (m *chatModel) once(ctx context.Context, req openai.ChatCompletionRequest) (*Response, error) {
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
 		return nil, err
@@ -121,7 +143,7 @@ type streamChunk struct {
 	Error *openai.APIError `json:"error,omitempty"`
 }
 
-func (m chatModel) stream(ctx context.Context, req openai.ChatCompletionRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
+func (m *chatModel) stream(ctx context.Context, req openai.ChatCompletionRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	stream, err := m.client.CreateChatCompletionStream(ctx, req)
@@ -251,14 +273,13 @@ func (t *toolCallAssembler) calls() []ToolRequest {
 // a retryAfterRecorder, so that a client given with WithClient has its
 // Retry-After and mid-stream errors read too. go-openai keeps a client's
 // configuration unexported and offers no way to wrap its HTTP client
-// afterwards, so the configuration is copied by reflection; should a later
-// go-openai lay its Client out differently, c is used as it is.
+// afterwards, so the configuration is copied (see clientConfig); should a
+// later go-openai lay its Client out differently, c is used as it is.
 func recordingClient(c *openai.Client) *openai.Client {
-	v := reflect.ValueOf(c).Elem().FieldByName("config")
-	if !v.IsValid() || v.Type() != reflect.TypeFor[openai.ClientConfig]() {
+	cfg, ok := clientConfig(c)
+	if !ok {
 		return c
 	}
-	cfg := *(*openai.ClientConfig)(unsafe.Pointer(v.UnsafeAddr()))
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
 	}
@@ -294,17 +315,20 @@ func retryableNetwork(err error) bool {
 		errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "connection reset")
 }
 
-// retryAfterRecorder is the HTTP client of the built-in wire: it records
-// the Retry-After of a failed response where Generate can read it, since
+// retryAfterRecorder is the HTTP client of the built-in wire: it sends
+// the body Generate wrote in place of go-openai's, and records the
+// Retry-After of a failed response where Generate can read it, since
 // go-openai's errors do not carry headers.
 type retryAfterRecorder struct{ inner openai.HTTPDoer }
 
 type retryAfterKey struct{}
 
-// retryHint carries what the HTTP layer saw back to Generate: the
+// retryHint carries the body Generate wrote to the HTTP layer, and what
+// the HTTP layer saw back to Generate: the
 // Retry-After of a failed response, and the tail of a stream, where an
 // error event that go-openai cannot decode may be read.
 type retryHint struct {
+	body  net.Buffers // the request's body, nil to send go-openai's
 	after time.Duration
 	tail  *tailBuffer
 }
@@ -354,8 +378,11 @@ func withRetryAfter(ctx context.Context) (context.Context, *retryHint) {
 }
 
 func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
-	resp, err := r.inner.Do(req)
 	h, ok := req.Context().Value(retryAfterKey{}).(*retryHint)
+	if ok && h.body != nil {
+		swapBody(req, h.body)
+	}
+	resp, err := r.inner.Do(req)
 	if err != nil || !ok {
 		return resp, err
 	}

@@ -62,15 +62,20 @@ const (
 // builtinModel is the built-in wire over client.
 func (c *config) builtinModel(client *openai.Client) LanguageModel {
 	if c.responses != responsesOff {
-		return &responsesModel{client: client, chain: c.responses == responsesChained}
+		return &responsesModel{client: client, chain: c.responses == responsesChained,
+			splice: splices(client), tools: toolsCache{encode: responsesTools}}
 	}
-	return chatModel{client: client}
+	return newChatModel(client)
 }
 
 // responsesModel sends requests to a Responses API endpoint.
 type responsesModel struct {
 	client *openai.Client
 	chain  bool // send previous_response_id and only the new items
+	// splice says the client sends the bodies responsesBody writes (see
+	// request.go); otherwise go-openai's requests go as they are.
+	splice bool
+	tools  toolsCache
 	// plain holds the models (string → true) that refused to include
 	// encrypted reasoning: OpenAI's models without reasoning, such as
 	// gpt-4o-mini, answer 400 to it. They are asked without it from then on.
@@ -78,28 +83,40 @@ type responsesModel struct {
 }
 
 func (m *responsesModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
-	rreq := responsesRequest(req, m.chain)
-	if _, ok := m.plain.Load(req.Model); ok {
-		rreq.Include = nil
-	}
-	resp, err := m.send(ctx, rreq, onDelta)
-	if err != nil && rreq.Include != nil && refusesInclude(err) {
+	_, plain := m.plain.Load(req.Model)
+	include := !m.chain && !plain
+	resp, err := m.send(ctx, req, include, onDelta)
+	if err != nil && include && refusesInclude(err) {
 		m.plain.Store(req.Model, true)
-		rreq.Include = nil
-		resp, err = m.send(ctx, rreq, onDelta)
+		resp, err = m.send(ctx, req, false, onDelta)
 	}
 	return resp, err
 }
 
-// send sends req once, streamed when onDelta is not nil.
-func (m *responsesModel) send(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta)) (*Response, error) {
+// send sends req once, asking for encrypted reasoning if include,
+// streamed when onDelta is not nil.
+func (m *responsesModel) send(ctx context.Context, req *Request, include bool, onDelta func(Delta)) (*Response, error) {
 	ctx, hint := withRetryAfter(ctx)
+	var rreq openai.CreateResponseRequest
+	if m.splice {
+		body, err := m.responsesBody(req, include, onDelta != nil)
+		if err != nil {
+			return nil, err
+		}
+		hint.body = body
+		rreq.Model = req.Model // the stub go-openai sends with body in its place
+	} else {
+		rreq = responsesRequest(req, m.chain)
+		if !include {
+			rreq.Include = nil
+		}
+	}
 	var resp *Response
 	var err error
 	if onDelta != nil {
-		resp, err = m.stream(ctx, req, onDelta, hint)
+		resp, err = m.stream(ctx, rreq, onDelta, hint)
 	} else {
-		resp, err = m.once(ctx, req)
+		resp, err = m.once(ctx, rreq)
 	}
 	if err != nil {
 		return nil, modelError(err, hint.after)
@@ -116,8 +133,9 @@ func refusesInclude(err error) bool {
 		apiErr.Param != nil && *apiErr.Param == "include"
 }
 
-// responsesRequest is req as go-openai sends it to /v1/responses. The
-// leading system messages are the instructions.
+// responsesRequest is req as go-openai sends it to /v1/responses, for a
+// client that does not splice. The leading system messages are the
+// instructions.
 func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
 	out := openai.CreateResponseRequest{Model: req.Model, Temperature: req.Temperature}
 	msgs := req.Messages
@@ -237,8 +255,7 @@ func outputItems(m Message) ([]json.RawMessage, bool) {
 	for _, c := range m.ToolCalls {
 		if !calls[c.ID] {
 			calls[c.ID] = true
-			b, _ := json.Marshal(functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-			out = append(out, b)
+			out = append(out, appendFunctionCall(nil, c))
 		}
 	}
 	return out, true
@@ -292,13 +309,27 @@ func responseMessage(items []json.RawMessage) (Message, error) {
 	}
 	msg.Content, msg.Reasoning = text.String(), reasoning.String()
 	if len(items) > 0 {
-		b, err := json.Marshal(items)
-		if err != nil {
-			return Message{}, fmt.Errorf("output items: %w", err)
-		}
-		msg.Items = b
+		msg.Items = joinItems(items)
 	}
 	return msg, nil
+}
+
+// joinItems is the JSON array of items, each as it is: json.Marshal
+// would escape their <, > and & again.
+func joinItems(items []json.RawMessage) json.RawMessage {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, ']')
 }
 
 // joinText appends s to b, a blank line apart from what b holds.
@@ -359,10 +390,11 @@ func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequ
 		return nil, failedError(e)
 	}
 	// go-openai decodes the output as []any: encode each item again. The
-	// values come back unchanged, the keys in another order.
+	// values come back unchanged, the keys in another order, and nothing
+	// HTML-escaped.
 	items := make([]json.RawMessage, len(resp.Output))
 	for i, it := range resp.Output {
-		b, err := json.Marshal(it)
+		b, err := appendJSON(nil, it)
 		if err != nil {
 			return nil, fmt.Errorf("output item %d: %w", i, err)
 		}

@@ -1,0 +1,444 @@
+package onion
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/sashabaranov/go-openai"
+)
+
+// This file is the request encoding of the built-in wires. The body of a
+// request is written by hand into one buffer: the tools array, encoded
+// once per agent, is spliced in as it is, and each message is written once,
+// its strings without HTML escaping (a tool result goes on the wire as the
+// tool wrote it). go-openai still sends the request, with its client, its
+// errors and its streams: it is given a stub of its request type, and the
+// HTTP client it sends through (retryAfterRecorder) swaps the body written
+// here in for the stub's.
+
+// object writes a JSON object, one field after another. A wire adds a
+// top-level field to its requests with one more call.
+type object struct {
+	b []byte
+	// parts are the pieces of the object before b, when shared put a
+	// value in it that is sent without being copied.
+	parts net.Buffers
+	open  bool // a field has been written
+}
+
+func (o *object) key(name string) {
+	if o.open {
+		o.b = append(o.b, ',')
+	} else {
+		o.b = append(o.b, '{')
+		o.open = true
+	}
+	o.b = append(o.b, '"')
+	o.b = append(o.b, name...)
+	o.b = append(o.b, '"', ':')
+}
+
+// raw writes a field whose value is JSON already.
+func (o *object) raw(name string, v []byte) {
+	o.key(name)
+	o.b = append(o.b, v...)
+}
+
+// shared writes a field whose value is JSON already, sent as it is
+// without being copied into the object's buffer: the tools array, which
+// every request of an agent shares. The object goes on writing in the
+// rest of its buffer.
+func (o *object) shared(name string, v []byte) {
+	o.key(name)
+	o.parts = append(o.parts, o.b, v)
+	o.b = o.b[len(o.b):]
+}
+
+// body closes the object and returns it, in pieces.
+func (o *object) body() net.Buffers {
+	return append(o.parts, o.end())
+}
+
+func (o *object) str(name, v string) {
+	o.key(name)
+	o.b = appendString(o.b, v)
+}
+
+// strOmit writes a string field unless it is empty.
+func (o *object) strOmit(name, v string) {
+	if v != "" {
+		o.str(name, v)
+	}
+}
+
+func (o *object) boolean(name string, v bool) {
+	o.key(name)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+// end closes the object and returns the buffer.
+func (o *object) end() []byte {
+	if !o.open {
+		return append(o.b, '{', '}')
+	}
+	return append(o.b, '}')
+}
+
+// appendString appends s as a JSON string with nothing escaped that JSON
+// does not require: no \u003c for <, as encoding/json writes by default.
+// Invalid UTF-8 becomes U+FFFD, as with encoding/json.
+func appendString(b []byte, s string) []byte {
+	b, _ = jsontext.AppendQuote(b, s)
+	return b
+}
+
+// appendTemperature appends t as JSON, which has no NaN or infinity.
+func appendTemperature(o *object, t *float32) error {
+	if t == nil {
+		return nil
+	}
+	if math.IsNaN(float64(*t)) || math.IsInf(float64(*t), 0) {
+		return fmt.Errorf("temperature %v is not a number JSON can carry", *t)
+	}
+	o.key("temperature")
+	o.b = strconv.AppendFloat(o.b, float64(*t), 'g', -1, 32)
+	return nil
+}
+
+// toolsEncoded counts the tools arrays the wires have encoded, for the
+// tests to check that an agent's tools are encoded once.
+var toolsEncoded atomic.Int64
+
+// toolsCache holds one wire's encoding of the tools array the agent sends,
+// made by the first request that carries it and spliced into every later
+// one. A request with other tools (a runtime driving the loop with tools
+// of its own) has them encoded for it alone.
+type toolsCache struct {
+	encode func(b []byte, defs []ToolDef) []byte // the wire's encoding
+	last   atomic.Pointer[encodedTools]
+	mu     sync.Mutex // held while encoding, so that concurrent first requests encode once
+}
+
+type encodedTools struct {
+	defs []ToolDef // a copy of the definitions encoded
+	json []byte
+}
+
+// get returns the tools array of defs.
+func (c *toolsCache) get(defs []ToolDef) []byte {
+	if e := c.last.Load(); e != nil && sameTools(e.defs, defs) {
+		return e.json
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.last.Load(); e != nil && sameTools(e.defs, defs) {
+		return e.json
+	}
+	toolsEncoded.Add(1)
+	e := &encodedTools{defs: append([]ToolDef(nil), defs...), json: c.encode(nil, defs)}
+	if c.last.Load() == nil {
+		c.last.Store(e) // the agent's tools: the first request's
+	}
+	return e.json
+}
+
+// sameTools reports whether a and b define the same tools. The schemas'
+// bytes are compared, not copied: an agent's never change, and comparing
+// the same bytes is quick.
+func sameTools(a, b []ToolDef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.Description != y.Description || x.Strict != y.Strict || !bytes.Equal(x.Parameters, y.Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendParameters appends a tool's schema, null when it has none.
+func appendParameters(b []byte, params []byte) []byte {
+	if len(params) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, params...)
+}
+
+// chatTools encodes defs as Chat Completions' tools array.
+func chatTools(b []byte, defs []ToolDef) []byte {
+	b = append(b, '[')
+	for i, d := range defs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		fn := object{b: b}
+		fn.b = append(fn.b, `{"type":"function","function":`...)
+		fn.str("name", d.Name)
+		fn.strOmit("description", d.Description)
+		if d.Strict {
+			fn.boolean("strict", true)
+		}
+		fn.key("parameters")
+		fn.b = appendParameters(fn.b, d.Parameters)
+		b = append(fn.end(), '}')
+	}
+	return append(b, ']')
+}
+
+// responsesTools encodes defs as the Responses API's tools array.
+func responsesTools(b []byte, defs []ToolDef) []byte {
+	b = append(b, '[')
+	for i, d := range defs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		fn := object{b: b}
+		fn.str("type", "function")
+		fn.str("name", d.Name)
+		fn.strOmit("description", d.Description)
+		fn.key("parameters")
+		fn.b = appendParameters(fn.b, d.Parameters)
+		if d.Strict {
+			fn.boolean("strict", true)
+		}
+		b = fn.end()
+	}
+	return append(b, ']')
+}
+
+// Fixed fields of the requests.
+var (
+	includeUsage     = []byte(`{"include_usage":true}`)
+	includeEncrypted = []byte(`["` + openai.ResponseIncludeReasoningEncryptedContent + `"]`)
+)
+
+// bodySize guesses the bytes of a request's body but its tools, so that
+// it is written into one buffer: the messages' text and a little for the
+// rest.
+func bodySize(msgs []Message) int {
+	n := 256
+	for i := range msgs {
+		m := &msgs[i]
+		n += len(m.Content) + len(m.Reasoning) + len(m.Items) + 96
+		for _, c := range m.ToolCalls {
+			n += len(c.ID) + len(c.Name) + len(c.Arguments) + 64
+		}
+	}
+	return n + n/16 // escapes
+}
+
+// chatBody is the body of a Chat Completions request for req.
+func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
+	o := object{b: make([]byte, 0, bodySize(req.Messages))}
+	o.str("model", req.Model)
+	o.key("messages")
+	o.b = append(o.b, '[')
+	for i := range req.Messages {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		o.b = appendChatMessage(o.b, &req.Messages[i])
+	}
+	o.b = append(o.b, ']')
+	if err := appendTemperature(&o, req.Temperature); err != nil {
+		return nil, err
+	}
+	o.boolean("stream", stream)
+	if stream {
+		o.raw("stream_options", includeUsage)
+	}
+	if len(req.Tools) > 0 {
+		o.str("tool_choice", "auto")
+		o.shared("tools", m.tools.get(req.Tools))
+	}
+	return o.body(), nil
+}
+
+// appendChatMessage appends m as Chat Completions takes a message, with
+// the fields go-openai sends.
+func appendChatMessage(b []byte, m *Message) []byte {
+	o := object{b: b}
+	o.str("role", string(m.Role))
+	o.strOmit("content", m.Content)
+	o.strOmit("name", m.Name)
+	o.strOmit("reasoning_content", m.Reasoning)
+	if len(m.ToolCalls) > 0 {
+		o.key("tool_calls")
+		o.b = append(o.b, '[')
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			call := object{b: o.b}
+			call.strOmit("id", c.ID)
+			call.str("type", "function")
+			call.key("function")
+			fn := object{b: call.b}
+			fn.strOmit("name", c.Name)
+			fn.strOmit("arguments", c.Arguments)
+			call.b = fn.end()
+			o.b = call.end()
+		}
+		o.b = append(o.b, ']')
+	}
+	o.strOmit("tool_call_id", m.ToolCallID)
+	return o.end()
+}
+
+// responsesBody is the body of a Responses API request for req. The
+// leading system messages are the instructions; a chained request
+// carries only what came after the last response.
+func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.Buffers, error) {
+	msgs := req.Messages
+	var instructions []string
+	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
+		instructions = append(instructions, msgs[0].Content)
+		msgs = msgs[1:]
+	}
+	var previous string
+	if m.chain {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == RoleAssistant && msgs[i].ResponseID != "" {
+				previous, msgs = msgs[i].ResponseID, msgs[i+1:]
+				break
+			}
+		}
+	}
+	o := object{b: make([]byte, 0, bodySize(req.Messages))}
+	o.str("model", req.Model)
+	o.strOmit("instructions", strings.Join(instructions, "\n\n"))
+	o.key("input")
+	o.b = append(o.b, '[')
+	first := true
+	for i := range msgs {
+		o.b, first = appendInputItems(o.b, &msgs[i], first)
+	}
+	o.b = append(o.b, ']')
+	if err := appendTemperature(&o, req.Temperature); err != nil {
+		return nil, err
+	}
+	o.boolean("store", m.chain)
+	if previous != "" {
+		o.str("previous_response_id", previous)
+	}
+	if include && !m.chain {
+		o.raw("include", includeEncrypted)
+	}
+	if stream {
+		o.boolean("stream", true)
+	}
+	if len(req.Tools) > 0 {
+		o.str("tool_choice", "auto")
+		o.shared("tools", m.tools.get(req.Tools))
+	}
+	return o.body(), nil
+}
+
+// appendInputItems appends the input items of one message, a comma
+// before each unless first; it returns whether still none was written.
+func appendInputItems(b []byte, m *Message, first bool) ([]byte, bool) {
+	sep := func() {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+	}
+	message := func(role, content string) {
+		sep()
+		o := object{b: b}
+		o.str("role", role)
+		o.str("content", content)
+		b = o.end()
+	}
+	switch m.Role {
+	case RoleAssistant:
+		if items, ok := outputItems(*m); ok {
+			for _, it := range items {
+				sep()
+				b = append(b, it...)
+			}
+			return b, first
+		}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			message(string(m.Role), m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			sep()
+			b = appendFunctionCall(b, c)
+		}
+	case RoleTool:
+		sep()
+		o := object{b: b}
+		o.str("type", "function_call_output")
+		o.str("call_id", m.ToolCallID)
+		o.str("output", m.Content)
+		b = o.end()
+	default:
+		message(string(m.Role), m.Content)
+	}
+	return b, first
+}
+
+// appendFunctionCall appends c as a function_call input item.
+func appendFunctionCall(b []byte, c ToolRequest) []byte {
+	o := object{b: b}
+	o.str("type", "function_call")
+	o.str("call_id", c.ID)
+	o.str("name", c.Name)
+	o.str("arguments", c.Arguments)
+	return o.end()
+}
+
+// swapBody gives req the body Generate wrote, in place of the stub's.
+func swapBody(req *http.Request, body net.Buffers) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
+	req.ContentLength = int64(n)
+	req.GetBody = func() (io.ReadCloser, error) {
+		b := slices.Clone(body) // reading consumes the slice
+		return io.NopCloser(&b), nil
+	}
+	req.Body, _ = req.GetBody()
+}
+
+// clientConfig returns the configuration of c. go-openai keeps it
+// unexported and offers no way to read it, so it is read by reflection;
+// should a later go-openai lay its Client out differently, ok is false.
+func clientConfig(c *openai.Client) (cfg openai.ClientConfig, ok bool) {
+	v := reflect.ValueOf(c).Elem().FieldByName("config")
+	if !v.IsValid() || v.Type() != reflect.TypeFor[openai.ClientConfig]() {
+		return cfg, false
+	}
+	return *(*openai.ClientConfig)(unsafe.Pointer(v.UnsafeAddr())), true
+}
+
+// splices reports whether c sends through retryAfterRecorder, which puts
+// the bodies written here on the wire. A client it does not (one whose
+// configuration could not be read) is sent go-openai's own requests.
+func splices(c *openai.Client) bool {
+	cfg, ok := clientConfig(c)
+	if !ok {
+		return false
+	}
+	_, ok = cfg.HTTPClient.(retryAfterRecorder)
+	return ok
+}

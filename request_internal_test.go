@@ -1,0 +1,181 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"reflect"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/onionkit/onion/oniontest"
+)
+
+// wires are the built-in wires, by the options that choose them.
+var wires = []struct {
+	name string
+	opts []any
+}{
+	{"chat", nil},
+	{"responses", []any{ResponsesAPI()}},
+	{"chained", []any{ChainResponses()}},
+}
+
+// Lookup returns the record stored under key.
+//
+// key: the record's key
+//
+//onion:intent read
+func Lookup(key string) string { return "record " + key }
+
+// Count counts the records.
+//
+//onion:intent read
+func Count() int { return 2 }
+
+// TestToolsEncodedOncePerAgent runs an agent of two tools ten times, four
+// at once, two requests a run, on each wire: the tools array is encoded
+// once, by the first request, and every request carries the same bytes.
+func TestToolsEncodedOncePerAgent(t *testing.T) {
+	for _, w := range wires {
+		t.Run(w.name, func(t *testing.T) {
+			const runs = 10
+			s := oniontest.NewServer(t)
+			reply := oniontest.Func(func(r oniontest.Request) oniontest.Step {
+				if len(r.ToolResults()) > 0 {
+					return oniontest.Text("done")
+				}
+				return oniontest.ToolCalls(oniontest.Call("lookup", `{"key":"a"}`), oniontest.Call("count", `{}`))
+			})
+			for range 2 * runs {
+				s.Add(reply)
+			}
+			before := toolsEncoded.Load()
+			a, err := NewAgent("once", append([]any{Lookup, Count, BaseURL(s.URL()), APIKey("test-key")}, w.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			var g errgroup.Group
+			g.SetLimit(4)
+			for range runs {
+				g.Go(func() error {
+					_, err := a.Run(context.Background(), "look up a")
+					return err
+				})
+			}
+			if err := g.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if n := toolsEncoded.Load() - before; n != 1 {
+				t.Errorf("the tools array was encoded %d times for %d requests, want once", n, 2*runs)
+			}
+			reqs := s.Requests()
+			if len(reqs) != 2*runs {
+				t.Fatalf("%d requests, want %d", len(reqs), 2*runs)
+			}
+			var first json.RawMessage
+			for i, r := range reqs {
+				var body struct {
+					Tools json.RawMessage `json:"tools"`
+				}
+				if err := json.Unmarshal(r.Raw, &body); err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					first = body.Tools
+					continue
+				}
+				if string(body.Tools) != string(first) {
+					t.Fatalf("request %d's tools differ from the first's:\n%s\n%s", i+1, body.Tools, first)
+				}
+			}
+			var tools []map[string]any
+			if err := json.Unmarshal(first, &tools); err != nil || len(tools) != 2 {
+				t.Fatalf("tools %s: %v", first, err)
+			}
+		})
+	}
+}
+
+// TestBodiesMeanWhatGoOpenAIsDo checks the bodies written by hand against
+// go-openai's encoding of the same request, which a client that does not
+// splice still sends: decoded, they must be the same JSON values.
+func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
+	temp := float32(0.5)
+	defs := []ToolDef{
+		{Name: "lookup", Description: "Looks <a> & <b> up.", Parameters: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}}}`)},
+		{Name: "strict_one", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true},
+	}
+	items := `[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e<>"},{"type":"function_call","id":"fc_1","call_id":"c1","name":"lookup","arguments":"{\"key\":\"a&b\"}"}]`
+	req := &Request{Model: "m", Temperature: &temp, Tools: defs, Messages: []Message{
+		{Role: RoleSystem, Content: "Be <brief>."},
+		{Role: RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01."},
+		{Role: RoleAssistant, Content: "Looking.", Reasoning: "hmm", ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}, {ID: "c2", Name: "strict_one", Arguments: `{}`}}},
+		{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "<record a>"},
+		{Role: RoleTool, ToolCallID: "c2", Name: "strict_one", Content: "ok"},
+		{Role: RoleAssistant, Content: "", ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}}, Items: json.RawMessage(items), ResponseID: "resp_1"},
+		{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "again"},
+		{Role: RoleUser, Content: "Thanks."},
+	}}
+	same := func(t *testing.T, got net.Buffers, want any) {
+		t.Helper()
+		var g, w any
+		var raw []byte
+		for _, p := range got {
+			raw = append(raw, p...)
+		}
+		if err := json.Unmarshal(raw, &g); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		wb, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(wb, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("the body differs from go-openai's:\ngot  %s\nwant %s", raw, wb)
+		}
+	}
+	t.Run("chat", func(t *testing.T) {
+		m := &chatModel{tools: toolsCache{encode: chatTools}}
+		for _, stream := range []bool{false, true} {
+			body, err := m.chatBody(req, stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := chatRequest(req)
+			if stream {
+				want.Stream, want.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+			}
+			same(t, body, want)
+		}
+	})
+	for _, chain := range []bool{false, true} {
+		t.Run(fmt.Sprintf("responses/chain=%v", chain), func(t *testing.T) {
+			m := &responsesModel{chain: chain, tools: toolsCache{encode: responsesTools}}
+			for _, stream := range []bool{false, true} {
+				body, err := m.responsesBody(req, !chain, stream)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := responsesRequest(req, chain)
+				want.Stream = stream
+				same(t, body, want)
+			}
+			body, err := m.responsesBody(req, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := responsesRequest(req, chain)
+			want.Include = nil
+			same(t, body, want)
+		})
+	}
+}
