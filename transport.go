@@ -14,11 +14,16 @@ import (
 // The pool's bounds. go-openai's default client keeps two idle
 // connections per host (http.DefaultTransport's default): under a few
 // hundred concurrent runs nearly every request dials anew, and the closed
-// connections pile up in TIME_WAIT. These keep as many idle connections
-// to the model's host as a busy server has requests in flight.
+// connections pile up in TIME_WAIT. This pool keeps every connection it
+// opens to a host idle for the next request, and opens at most
+// maxConnsPerHost of them, as OpenAI's Python SDK does (1,000): more
+// requests at once wait for a connection to come free (or their context
+// to end) rather than run the process out of file descriptors. A program
+// that needs more gives its own client with WithClient.
 const (
-	maxIdleConnsPerHost = 1024
-	maxIdleConns        = 4096
+	maxConnsPerHost     = 1024
+	maxIdleConnsPerHost = maxConnsPerHost
+	maxIdleConns        = 4 * maxConnsPerHost
 )
 
 // builtinHTTPClient is the HTTP client of every built-in wire, made on
@@ -41,6 +46,7 @@ func newTransport() *http.Transport {
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
 		ForceAttemptHTTP2:     true,
+		MaxConnsPerHost:       maxConnsPerHost,
 		MaxIdleConns:          maxIdleConns,
 		MaxIdleConnsPerHost:   maxIdleConnsPerHost,
 		IdleConnTimeout:       90 * time.Second,
