@@ -3,6 +3,7 @@ package onion_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -158,4 +159,24 @@ func TestBuiltinClientPoolsConnections(t *testing.T) {
 	} else {
 		t.Logf("%d runs of two requests opened %d connections", runs, n)
 	}
+}
+
+// A program, or a test that checks no goroutine is left, closes the idle
+// connections of the pool that agents made without WithClient share once
+// it is done with them.
+func ExampleCloseIdleConnections() {
+	s := oniontest.NewServer(nil, oniontest.Text("Hello."))
+	defer s.Close()
+	defer onion.CloseIdleConnections()
+	a, err := onion.NewAgent("greeter", onion.BaseURL(s.URL()), onion.APIKey("test-key"))
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	answer, err := a.Input(context.Background(), "Say hello.")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(answer)
+	// Output: Hello.
 }
