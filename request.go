@@ -185,8 +185,7 @@ func chatTools(b []byte, defs []ToolDef) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		fn := object{b: b}
-		fn.b = append(fn.b, `{"type":"function","function":`...)
+		fn := object{b: append(b, `{"function":`...)}
 		fn.str("name", d.Name)
 		fn.strOmit("description", d.Description)
 		if d.Strict {
@@ -194,7 +193,7 @@ func chatTools(b []byte, defs []ToolDef) []byte {
 		}
 		fn.key("parameters")
 		fn.b = appendParameters(fn.b, d.Parameters)
-		b = append(fn.end(), '}')
+		b = append(fn.end(), `,"type":"function"}`...)
 	}
 	return append(b, ']')
 }
@@ -207,14 +206,14 @@ func responsesTools(b []byte, defs []ToolDef) []byte {
 			b = append(b, ',')
 		}
 		fn := object{b: b}
-		fn.str("type", "function")
-		fn.str("name", d.Name)
 		fn.strOmit("description", d.Description)
+		fn.str("name", d.Name)
 		fn.key("parameters")
 		fn.b = appendParameters(fn.b, d.Parameters)
 		if d.Strict {
 			fn.boolean("strict", true)
 		}
+		fn.str("type", "function")
 		b = fn.end()
 	}
 	return append(b, ']')
@@ -241,7 +240,9 @@ func bodySize(msgs []Message) int {
 	return n + n/16 // escapes
 }
 
-// chatBody is the body of a Chat Completions request for req.
+// chatBody is the body of a Chat Completions request for req, its fields
+// in go-openai's order: the same bytes as go-openai's but for the HTML
+// escapes and the tools array's compaction.
 func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
 	o := object{b: make([]byte, 0, bodySize(req.Messages))}
 	o.str("model", req.Model)
@@ -258,12 +259,12 @@ func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
 		return nil, err
 	}
 	o.boolean("stream", stream)
+	if len(req.Tools) > 0 {
+		o.shared("tools", m.tools.get(req.Tools))
+		o.str("tool_choice", "auto")
+	}
 	if stream {
 		o.raw("stream_options", includeUsage)
-	}
-	if len(req.Tools) > 0 {
-		o.str("tool_choice", "auto")
-		o.shared("tools", m.tools.get(req.Tools))
 	}
 	return o.body(), nil
 }
@@ -299,7 +300,8 @@ func appendChatMessage(b []byte, m *Message) []byte {
 	return o.end()
 }
 
-// responsesBody is the body of a Responses API request for req. The
+// responsesBody is the body of a Responses API request for req, its
+// fields in go-openai's order. The
 // leading system messages are the instructions; a chained request
 // carries only what came after the last response.
 func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.Buffers, error) {
@@ -319,8 +321,9 @@ func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.
 		}
 	}
 	o := object{b: make([]byte, 0, bodySize(req.Messages))}
-	o.str("model", req.Model)
-	o.strOmit("instructions", strings.Join(instructions, "\n\n"))
+	if include && !m.chain {
+		o.raw("include", includeEncrypted)
+	}
 	o.key("input")
 	o.b = append(o.b, '[')
 	first := true
@@ -328,18 +331,15 @@ func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.
 		o.b, first = appendInputItems(o.b, &msgs[i], first)
 	}
 	o.b = append(o.b, ']')
-	if err := appendTemperature(&o, req.Temperature); err != nil {
-		return nil, err
-	}
+	o.strOmit("instructions", strings.Join(instructions, "\n\n"))
+	o.strOmit("model", req.Model)
+	o.strOmit("previous_response_id", previous)
 	o.boolean("store", m.chain)
-	if previous != "" {
-		o.str("previous_response_id", previous)
-	}
-	if include && !m.chain {
-		o.raw("include", includeEncrypted)
-	}
 	if stream {
 		o.boolean("stream", true)
+	}
+	if err := appendTemperature(&o, req.Temperature); err != nil {
+		return nil, err
 	}
 	if len(req.Tools) > 0 {
 		o.str("tool_choice", "auto")

@@ -179,3 +179,42 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 		})
 	}
 }
+
+// TestBodiesAreGoOpenAIsBytes: with nothing to escape, the bodies written
+// by hand are go-openai's, byte for byte, on both wires.
+func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
+	temp := float32(0.25)
+	req := &Request{Model: "m", Temperature: &temp,
+		Tools: []ToolDef{{Name: "lookup", Description: "Looks up.", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}},
+		Messages: []Message{
+			{Role: RoleSystem, Content: "Be brief."},
+			{Role: RoleUser, Content: "Look up a."},
+			{Role: RoleAssistant, ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a"}`}}},
+			{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "record a"},
+		}}
+	join := func(b net.Buffers) string {
+		var s []byte
+		for _, p := range b {
+			s = append(s, p...)
+		}
+		return string(s)
+	}
+	chat := &chatModel{tools: toolsCache{encode: chatTools}}
+	body, err := chat.chatBody(req, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(chatRequest(req))
+	if got := join(body); got != string(want) {
+		t.Errorf("chat:\ngot  %s\nwant %s", got, want)
+	}
+	resp := &responsesModel{tools: toolsCache{encode: responsesTools}}
+	body, err = resp.responsesBody(req, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ = json.Marshal(responsesRequest(req, false))
+	if got := join(body); got != string(want) {
+		t.Errorf("responses:\ngot  %s\nwant %s", got, want)
+	}
+}
