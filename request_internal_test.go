@@ -218,3 +218,60 @@ func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 		t.Errorf("responses:\ngot  %s\nwant %s", got, want)
 	}
 }
+
+// FuzzBodies holds the bodies written by hand to go-openai's meaning for
+// any text in the messages, the model's and the tools' included: valid
+// JSON, and the same values once decoded, invalid UTF-8 and all.
+func FuzzBodies(f *testing.F) {
+	f.Add("Look <up> a & b", `{"key":"a"}`, "<record>", "call_1")
+	f.Add("\u2028\u2029\x00\x1f\"\\", "not json", "\xff\xfe", "")
+	f.Add("", "", "", "c")
+	f.Fuzz(func(t *testing.T, prompt, args, result, id string) {
+		req := &Request{Model: "m", Tools: []ToolDef{{Name: "t", Description: prompt, Parameters: json.RawMessage(`{"type":"object"}`)}},
+			Messages: []Message{
+				{Role: RoleSystem, Content: prompt},
+				{Role: RoleUser, Content: prompt},
+				{Role: RoleAssistant, Content: result, Reasoning: prompt, ToolCalls: []ToolRequest{{ID: id, Name: "t", Arguments: args}}},
+				{Role: RoleTool, ToolCallID: id, Name: "t", Content: result},
+			}}
+		decode := func(b []byte) any {
+			var v any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatalf("%q: %v", b, err)
+			}
+			return v
+		}
+		join := func(b net.Buffers) []byte {
+			var s []byte
+			for _, p := range b {
+				s = append(s, p...)
+			}
+			return s
+		}
+		chat := &chatModel{tools: toolsCache{encode: chatTools}}
+		body, err := chat.chatBody(req, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		creq := chatRequest(req)
+		creq.Stream, creq.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+		want, err := json.Marshal(creq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := join(body); !reflect.DeepEqual(decode(got), decode(want)) {
+			t.Errorf("chat:\ngot  %q\nwant %q", got, want)
+		}
+		resp := &responsesModel{tools: toolsCache{encode: responsesTools}}
+		body, err = resp.responsesBody(req, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err = json.Marshal(responsesRequest(req, false)); err != nil {
+			t.Fatal(err)
+		}
+		if got := join(body); !reflect.DeepEqual(decode(got), decode(want)) {
+			t.Errorf("responses:\ngot  %q\nwant %q", got, want)
+		}
+	})
+}
