@@ -130,7 +130,8 @@ func APIKey(key string) Option {
 // WithClient uses a ready go-openai client, such as one configured for
 // Azure OpenAI; BaseURL and APIKey are then ignored. The agent reads its
 // replies' Retry-After headers and mid-stream errors as for a client it
-// builds itself.
+// builds itself. Without it, the agent's client sends through the
+// connection pool every such agent shares (see CloseIdleConnections).
 func WithClient(client *openai.Client) Option {
 	return optionFunc(func(c *config) error { c.client = client; return nil })
 }
