@@ -71,6 +71,18 @@ func (o *object) body() net.Buffers {
 	return append(o.parts, o.end())
 }
 
+// value writes a field of v encoded as encoding/json does, with nothing
+// HTML-escaped: for the few fields that are go-openai's own types.
+func (o *object) value(name string, v any) error {
+	o.key(name)
+	b, err := appendJSON(o.b, v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	o.b = b
+	return nil
+}
+
 func (o *object) str(name, v string) {
 	o.key(name)
 	o.b = appendString(o.b, v)
@@ -259,6 +271,11 @@ func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
 		return nil, err
 	}
 	o.boolean("stream", stream)
+	if req.Format != nil {
+		if err := o.value("response_format", chatFormat(req.Format)); err != nil {
+			return nil, err
+		}
+	}
 	if len(req.Tools) > 0 {
 		o.shared("tools", m.tools.get(req.Tools))
 		o.str("tool_choice", "auto")
@@ -340,6 +357,11 @@ func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.
 	}
 	if err := appendTemperature(&o, req.Temperature); err != nil {
 		return nil, err
+	}
+	if req.Format != nil {
+		if err := o.value("text", responsesFormat(req.Format)); err != nil {
+			return nil, err
+		}
 	}
 	if len(req.Tools) > 0 {
 		o.str("tool_choice", "auto")

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
 )
 
@@ -112,7 +113,8 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 		{Name: "strict_one", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true},
 	}
 	items := `[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e<>"},{"type":"function_call","id":"fc_1","call_id":"c1","name":"lookup","arguments":"{\"key\":\"a&b\"}"}]`
-	req := &Request{Model: "m", Temperature: &temp, Tools: defs, Messages: []Message{
+	format := &loop.Format{Name: "answer", Description: "An <answer> & more.", Schema: json.RawMessage(`{"type":"object","description":"<n>"}`)}
+	req := &Request{Model: "m", Temperature: &temp, Tools: defs, Format: format, Messages: []Message{
 		{Role: RoleSystem, Content: "Be <brief>."},
 		{Role: RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01."},
 		{Role: RoleAssistant, Content: "Looking.", Reasoning: "hmm", ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}, {ID: "c2", Name: "strict_one", Arguments: `{}`}}},
@@ -185,7 +187,8 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 	temp := float32(0.25)
 	req := &Request{Model: "m", Temperature: &temp,
-		Tools: []ToolDef{{Name: "lookup", Description: "Looks up.", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}},
+		Tools:  []ToolDef{{Name: "lookup", Description: "Looks up.", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}},
+		Format: &loop.Format{Name: "answer", Description: "The answer.", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`), Strict: true},
 		Messages: []Message{
 			{Role: RoleSystem, Content: "Be brief."},
 			{Role: RoleUser, Content: "Look up a."},
