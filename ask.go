@@ -262,7 +262,7 @@ func (r *answerRun) value(output string) (reflect.Value, error) {
 func (at *answerType) decode(text string) (reflect.Value, []string) {
 	text = unfence(text)
 	if text == "" {
-		return reflect.Value{}, []string{"the answer is empty: answer with one JSON object that fits the schema"}
+		return reflect.Value{}, []string{errEmptyAnswer}
 	}
 	v := reflect.New(at.into)
 	err := at.params.decodeArgs("answer", text, v.Elem())
@@ -275,6 +275,9 @@ func (at *answerType) decode(text string) (reflect.Value, []string) {
 	}
 	return reflect.Value{}, []string{err.Error()}
 }
+
+// errEmptyAnswer is the problem of an answer with no text.
+const errEmptyAnswer = "the answer is empty: answer with one JSON object that fits the schema"
 
 // unfence trims spaces and a Markdown code fence around text, which a
 // model that ignores structured output may put around its JSON.
