@@ -37,7 +37,7 @@ func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string
 		_, _ = rand.Read(b[:])
 		id = "onion-" + agent + "-" + hex.EncodeToString(b[:])
 	}
-	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings, Trace: carrierOf(ctx)}
+	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings, Trace: carrierOf(ctx), Answer: cfg.answer}
 	if n := payloadSize(in); n > maxPayload {
 		return nil, errors.New("temporal: " + tooLarge("the prompt with its history", n))
 	}

@@ -24,6 +24,7 @@ type startConfig struct {
 	workflowID string
 	history    []onion.Message
 	settings   settings
+	answer     *onion.AnswerSpec // Answer's
 }
 
 // settings are the durable runtime's own knobs. They are part of the

@@ -30,6 +30,9 @@ type runInput struct {
 	State *loop.State `json:"state,omitempty"`
 	// Trace is the caller's trace context, as W3C Trace Context fields.
 	Trace map[string]string `json:"trace,omitempty"`
+	// Answer is what the final answer is held to in a run started with
+	// Answer (ask.go); nil for a plain run.
+	Answer *onion.AnswerSpec `json:"answer,omitempty"`
 }
 
 // wrun is one run of the workflow.
@@ -61,6 +64,9 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	if in.State != nil {
 		r.st = in.State
 		effects = r.lp.Pending(r.st)
+	} else if in.Answer != nil {
+		id := workflow.GetInfo(ctx).WorkflowExecution.ID
+		r.st, effects = r.lp.StartWithFormat(id, seed(id), in.History, in.Prompt, in.Answer.Format)
 	} else {
 		id := workflow.GetInfo(ctx).WorkflowExecution.ID
 		r.st, effects = r.lp.Start(id, seed(id), in.History, in.Prompt)
@@ -92,6 +98,8 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.runCall(ctx, e.Call, e.Wait) })
 			case loop.AskApproval:
 				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.approve(ctx, e.Call) })
+			case loop.CheckAnswer:
+				r.carry(ctx, func(ctx workflow.Context) loop.Input { return r.checkAnswer(ctx, e.Answer) })
 			}
 		}
 		if r.inflight == 0 {
@@ -239,7 +247,7 @@ func (r *wrun) continueAsNew(ctx workflow.Context) error {
 	}
 	st := *r.st
 	st.Result = fitResult(st.Result)
-	next := runInput{Agent: r.in.Agent, Settings: r.in.Settings, State: &st, Trace: r.in.Trace}
+	next := runInput{Agent: r.in.Agent, Settings: r.in.Settings, State: &st, Trace: r.in.Trace, Answer: r.in.Answer}
 	workflow.GetLogger(ctx).Info("onion: continuing as new", "agent", r.in.Agent, "iteration", st.Iteration,
 		"events", workflow.GetInfo(ctx).GetCurrentHistoryLength())
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
