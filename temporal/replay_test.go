@@ -21,8 +21,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 5 {
-		t.Fatalf("%d recorded histories, want the 5 the devserver tests record", len(files))
+	if len(files) < 6 {
+		t.Fatalf("%d recorded histories, want the 6 the devserver tests record", len(files))
 	}
 	agent, err := testagent.New(func(context.Context, string) (string, error) {
 		return "", errors.New("a replay runs no tool")

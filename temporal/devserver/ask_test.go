@@ -1,0 +1,103 @@
+package devserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/oniontest"
+	"github.com/onionkit/onion/temporal"
+	"github.com/onionkit/onion/temporal/internal/testagent"
+)
+
+// Stock is how much of a SKU is left.
+type Stock struct {
+	SKU   string `json:"sku"`
+	Count int    `json:"count" jsonschema:"minimum=0"`
+	Level Level  `json:"level"`
+}
+
+// Level says whether to order more.
+type Level string
+
+// The levels of stock.
+const (
+	Plenty Level = "plenty"
+	Low    Level = "low"
+)
+
+// TestAskOnServer: a typed durable run on the embedded server with a real
+// worker: a tool call, an answer that does not fit, the corrective turn,
+// and the answer decoded on the client; every request asks for the
+// answer's schema as structured output.
+func TestAskOnServer(t *testing.T) {
+	_, model, c := crashSetup(t,
+		oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`)),
+		oniontest.Text(`{"sku":"A1","count":-3,"level":"some"}`),
+		oniontest.Text(`{"sku":"A1","count":3,"level":"low"}`),
+		oniontest.Text(`It is low.`), oniontest.Text(`Still low.`))
+	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
+		onion.BaseURL(model.URL()), onion.APIKey("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := temporal.NewWorker(c, "ask", agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+
+	ctx := context.Background()
+	s, res, err := temporal.Ask[Stock](ctx, c, "ask", testagent.Name, "How many A1?", temporal.WorkflowID("ask-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != (Stock{SKU: "A1", Count: 3, Level: Low}) || len(res.ToolCalls) != 1 || res.Iterations != 1 {
+		t.Fatalf("answer %+v, result %+v", s, res)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want the call, the answer and the corrective turn", len(reqs))
+	}
+	for i, r := range reqs {
+		var body struct {
+			ResponseFormat struct {
+				Type       string `json:"type"`
+				JSONSchema struct {
+					Name   string          `json:"name"`
+					Strict bool            `json:"strict"`
+					Schema json.RawMessage `json:"schema"`
+				} `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		if err := json.Unmarshal(r.Raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		rf := body.ResponseFormat
+		if rf.Type != "json_schema" || rf.JSONSchema.Name != "stock" || !rf.JSONSchema.Strict || !strings.Contains(string(rf.JSONSchema.Schema), `"plenty"`) {
+			t.Errorf("request %d: response_format %+v", i, rf)
+		}
+	}
+	msgs := reqs[2].Body.Messages
+	if fix := msgs[len(msgs)-1].Content; !strings.Contains(fix, "count") || !strings.Contains(fix, "level") || !strings.Contains(fix, `"some"`) {
+		t.Errorf("corrective turn %q does not name every problem", fix)
+	}
+	saveHistory(t, c, "ask-1", "typed-answer")
+
+	// An answer that never fits, through the Start and ResultAs split.
+	run, err := temporal.Start(ctx, c, "ask", testagent.Name, "And now?", temporal.Answer[Stock](), temporal.WorkflowID("ask-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, err = temporal.ResultAs[Stock](ctx, run)
+	var ae *onion.AnswerError
+	if !errors.As(err, &ae) || ae.Raw != "Still low." || ae.Type != "devserver_test.Stock" || res == nil || res.Output != "Still low." {
+		t.Fatalf("err %v, result %+v; want an *onion.AnswerError with the raw answer", err, res)
+	}
+}
