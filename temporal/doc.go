@@ -62,6 +62,12 @@
 // live conversation uses too: the run continues its history and, ending
 // with an answer, adds its turn to it.
 //
+// Ask returns the final answer as a Go value, as onion.Ask does (Answer
+// and ResultAs split it between Start and Result): the client derives the
+// type's onion.AnswerSpec and sends it with the run, the workflow checks
+// each answer against its schema in a local activity, needing no Go type,
+// and the client decodes the answer.
+//
 // On one machine the server can be the embedded one of module
 // github.com/onionkit/onion/temporal/devserver; against a cluster or
 // Temporal Cloud only the client's HostPort (and TLS) change.
