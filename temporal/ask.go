@@ -51,6 +51,24 @@ func Ask[T any](ctx context.Context, c client.Client, taskQueue, agent, prompt s
 	return ResultAs[T](ctx, run)
 }
 
+// AskIn asks prompt durably in the conversation conv, as onion.AskIn does
+// live: it runs like RunIn with Answer[T](), and adds the turn to conv
+// only when the answer fits T.
+func AskIn[T any](ctx context.Context, c client.Client, taskQueue string, conv *onion.Conversation, prompt string, opts ...StartOption) (T, *onion.Result, error) {
+	var v T
+	res, err := runIn(ctx, c, taskQueue, conv, prompt, append(slices.Clip(opts), Answer[T]()), "temporal.AskIn",
+		func(run client.WorkflowRun, res *onion.Result) error {
+			var err error
+			v, err = decodeAnswer[T](run, res)
+			return err
+		})
+	if err != nil {
+		var zero T
+		return zero, res, err
+	}
+	return v, res, nil
+}
+
 // ResultAs waits for the run to end, as Result does, and decodes its
 // answer into a T, as onion.Ask does; the run should have been started
 // with Answer[T](). An answer that does not fit T, after its corrective
@@ -62,11 +80,20 @@ func ResultAs[T any](ctx context.Context, run client.WorkflowRun) (T, *onion.Res
 	if err != nil {
 		return zero, res, err
 	}
-	v, err := onion.DecodeAnswer[T](res.Output)
+	v, err := decodeAnswer[T](run, res)
 	if err != nil {
-		return zero, res, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
+		return zero, res, err
 	}
 	return v, res, nil
+}
+
+// decodeAnswer decodes the answer of run, whose result is res, into a T.
+func decodeAnswer[T any](run client.WorkflowRun, res *onion.Result) (T, error) {
+	v, err := onion.DecodeAnswer[T](res.Output)
+	if err != nil {
+		return v, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
+	}
+	return v, nil
 }
 
 // answerSchemaError is the ApplicationError type of an answer schema that

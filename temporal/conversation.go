@@ -31,17 +31,30 @@ func Continue(conv *onion.Conversation) StartOption {
 // with an answer adds its turn to conv, as conv.Run does for a live run.
 // A run that fails or is canceled adds nothing.
 func RunIn(ctx context.Context, c client.Client, taskQueue string, conv *onion.Conversation, prompt string, opts ...StartOption) (*onion.Result, error) {
+	return runIn(ctx, c, taskQueue, conv, prompt, opts, "temporal.RunIn", nil)
+}
+
+// runIn is RunIn, named name for errors; accept, when set, has the last
+// word on the result (AskIn's decoding of the answer): its error is
+// returned and nothing is added to conv.
+func runIn(ctx context.Context, c client.Client, taskQueue string, conv *onion.Conversation, prompt string,
+	opts []StartOption, name string, accept func(run client.WorkflowRun, res *onion.Result) error) (*onion.Result, error) {
 	if conv == nil {
-		return nil, fmt.Errorf("temporal.RunIn: the conversation is nil")
+		return nil, fmt.Errorf("%s: the conversation is nil", name)
 	}
 	history := conv.History()
-	run, err := Start(ctx, c, taskQueue, conv.Agent().Name(), prompt, append(opts, History(history))...)
+	run, err := Start(ctx, c, taskQueue, conv.Agent().Name(), prompt, append(slices.Clip(opts), History(history))...)
 	if err != nil {
 		return nil, err
 	}
 	res, err := Result(ctx, run)
 	if err != nil {
 		return res, err
+	}
+	if accept != nil {
+		if err := accept(run, res); err != nil {
+			return res, err
+		}
 	}
 	msgs, err := Conversation(ctx, c, run.GetID())
 	if err != nil {

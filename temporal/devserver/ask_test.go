@@ -101,3 +101,46 @@ func TestAskOnServer(t *testing.T) {
 		t.Fatalf("err %v, result %+v; want an *onion.AnswerError with the raw answer", err, res)
 	}
 }
+
+// TestAskInOnServer: a typed durable run in an onion.Conversation adds
+// its turn when the answer fits, and nothing when it never does.
+func TestAskInOnServer(t *testing.T) {
+	_, model, c := crashSetup(t,
+		oniontest.Text(`{"sku":"A1","count":3,"level":"low"}`),
+		oniontest.Text(`plenty`), oniontest.Text(`plenty!`))
+	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
+		onion.BaseURL(model.URL()), onion.APIKey("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := temporal.NewWorker(c, "askin", agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+
+	ctx := context.Background()
+	conv := agent.NewConversation()
+	s, _, err := temporal.AskIn[Stock](ctx, c, "askin", conv, "How many A1?", temporal.WorkflowID("askin-1"))
+	if err != nil || s.Count != 3 {
+		t.Fatalf("answer %+v, err %v", s, err)
+	}
+	if h := conv.History(); len(h) != 2 || h[0].Content != "How many A1?" || h[1].Content != `{"sku":"A1","count":3,"level":"low"}` {
+		t.Fatalf("after the first run: %+v", h)
+	}
+	_, _, err = temporal.AskIn[Stock](ctx, c, "askin", conv, "And A2?", temporal.WorkflowID("askin-2"))
+	var ae *onion.AnswerError
+	if !errors.As(err, &ae) || ae.Raw != "plenty!" {
+		t.Fatalf("err %v, want an *onion.AnswerError", err)
+	}
+	if h := conv.History(); len(h) != 2 {
+		t.Errorf("an answer that never fit added its turn: %d messages", len(h))
+	}
+	// The second run continued the first's conversation.
+	if reqs := model.Requests(); len(reqs) != 3 || len(reqs[1].Body.Messages) != 4 {
+		t.Errorf("%d requests; the second sent %d messages, want system, the first turn and the prompt", len(reqs), len(reqs[1].Body.Messages))
+	}
+}
