@@ -66,7 +66,7 @@
 // and ResultAs split it between Start and Result): the client derives the
 // type's onion.AnswerSpec and sends it with the run, the workflow checks
 // each answer against its schema in a local activity, needing no Go type,
-// and the client decodes the answer.
+// and the client decodes the answer. AskIn asks in an onion.Conversation.
 //
 // On one machine the server can be the embedded one of module
 // github.com/onionkit/onion/temporal/devserver; against a cluster or
