@@ -71,6 +71,7 @@ func TestAskOnServer(t *testing.T) {
 				Type       string `json:"type"`
 				JSONSchema struct {
 					Name   string          `json:"name"`
+					Desc   string          `json:"description"`
 					Strict bool            `json:"strict"`
 					Schema json.RawMessage `json:"schema"`
 				} `json:"json_schema"`
@@ -80,7 +81,10 @@ func TestAskOnServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		rf := body.ResponseFormat
-		if rf.Type != "json_schema" || rf.JSONSchema.Name != "stock" || !rf.JSONSchema.Strict || !strings.Contains(string(rf.JSONSchema.Schema), `"plenty"`) {
+		// The doc comment and the enum constants are read from this
+		// package's source, although the temporal package derives them.
+		if rf.Type != "json_schema" || rf.JSONSchema.Name != "stock" || !rf.JSONSchema.Strict || !strings.Contains(string(rf.JSONSchema.Schema), `"plenty"`) ||
+			rf.JSONSchema.Desc != "Stock is how much of a SKU is left." {
 			t.Errorf("request %d: response_format %+v", i, rf)
 		}
 	}
