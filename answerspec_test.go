@@ -178,3 +178,37 @@ func TestDecodeAnswer(t *testing.T) {
 		t.Errorf("a map answer: err %v, want a derivation error", err)
 	}
 }
+
+// FuzzAnswerSpecMatchesDecode: for any answer text, the schema-only check
+// and the typed decoder of the live runtime agree on its problems.
+func FuzzAnswerSpecMatchesDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"title":"Fix it","priority":1,"owner":{"name":"Ann","email":"ann@example.com"}}`,
+		`{"title":"Fi","priority":300,"tags":["a","b","c"],"owner":{"name":"Ann"}}`,
+		`{"title":"Fix it","priority":1.5,"due":"tomorrow","wait":"soon","owner":{}}`,
+		`{"title":null,"x":1}`, `[]`, `"text"`, `{`, ``, "```json\n{}\n```",
+	} {
+		f.Add(seed)
+	}
+	spec, err := onion.AnswerSpecOf[Ticket]()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		var live []string
+		_, err := onion.DecodeAnswer[Ticket](answer)
+		var ae *onion.AnswerError
+		if errors.As(err, &ae) {
+			live = ae.Problems
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got, err := spec.Problems(answer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(live, got) {
+			t.Errorf("answer %q:\n live %q\n spec %q", answer, live, got)
+		}
+	})
+}
