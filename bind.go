@@ -367,6 +367,7 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		if doc, err = parseDoc(src.facts.Doc, paramNames); err != nil {
 			return nil, fmt.Errorf("%s: %w", src.display, err)
 		}
+		doc.description = withoutName(doc.description, src.goName, src.facts.Name)
 	}
 	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: Intent(doc.directives.Intent),
 		idempotent: doc.directives.Idempotent, approve: doc.directives.Approve}

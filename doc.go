@@ -23,8 +23,10 @@
 //     a remote MCP server's).
 //
 // The tool name is the snake_case Go name (CreateTicket → create_ticket).
-// The description is the first paragraph of the doc comment. A paragraph of
-// "name: text" lines describes parameters. Lines "onion:..." are
+// The description is the first paragraph of the doc comment, without the
+// Go name it starts with, since the model is sent the tool's name beside it
+// ("Weather reports the weather" is sent as "Reports the weather"). A
+// paragraph of "name: text" lines describes parameters. Lines "onion:..." are
 // directives, never sent to the model. Schemas are derived once per Go type
 // and cached; a named string or integer type with constants declared in its
 // package becomes an enum.

@@ -3,6 +3,8 @@ package onion
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/onionkit/onion/internal/directive"
 )
@@ -82,6 +84,44 @@ func paramParagraph(lines []string, known map[string]bool) map[string]string {
 		out[last] = strings.TrimSpace(m[2])
 	}
 	return out
+}
+
+// withoutName drops the Go name a tool's description starts with, as a
+// doc comment does by convention ("Weather reports the weather in a
+// city"): the model is sent the tool's name beside it, so it reads
+// "Reports the weather in a city." Any of names may be the one: a
+// method's doc starts with the method's name, rarely with Type.Method.
+// A description that does not start with a name and a space, or that
+// would be left empty, is kept as it is.
+func withoutName(desc string, names ...string) string {
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(desc, name+" ")
+		if rest = strings.TrimLeft(rest, " "); !ok || rest == "" {
+			continue
+		}
+		return capitalized(rest)
+	}
+	return desc
+}
+
+// capitalized upper-cases the first letter of s when its first word is in
+// lower case ("reports" → "Reports"); a word with a capital inside it, such
+// as "iOS" or "eBay", is a name that keeps its case.
+func capitalized(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	for _, r := range word {
+		if unicode.IsUpper(r) {
+			return s
+		}
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if !unicode.IsLower(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // snakeCase turns a Go name into a tool name: CreateTicket → create_ticket,

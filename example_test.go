@@ -27,7 +27,7 @@ func ExampleNewAgent() {
 	for _, t := range agent.DescribeTools() {
 		fmt.Println(t.Signature, "—", t.Description)
 	}
-	// Output: weather(city string) string — Weather reports the weather in a city.
+	// Output: weather(city string) string — Reports the weather in a city.
 }
 
 // Calling tools without an LLM, exactly as the model path does.

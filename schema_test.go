@@ -279,7 +279,7 @@ func TestDescribeTools(t *testing.T) {
 		got = append(got, info.Signature+" — "+info.Description)
 	}
 	// A struct's methods come in the order reflect lists them: by name.
-	want := "greet(name string, times *int, p Priority) string — Greet says hello to someone.|items() []string — Items lists the items.|put(item string) int — Put stores an item."
+	want := "greet(name string, times *int, p Priority) string — Says hello to someone.|items() []string — Lists the items.|put(item string) int — Stores an item."
 	if strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
@@ -316,7 +316,7 @@ func TestBoundMethodValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tool.Name() != "put" || tool.Description() != "Put stores an item." {
+	if tool.Name() != "put" || tool.Description() != "Stores an item." {
 		t.Errorf("name %q, description %q", tool.Name(), tool.Description())
 	}
 	if out, err := tool.Call(context.Background(), `{"item":"x"}`); err != nil || out != "1" {

@@ -68,7 +68,7 @@ func Name(name string) ToolOption {
 }
 
 // Description sets the tool's description, instead of the first paragraph of
-// the Go doc comment.
+// the Go doc comment; the text is sent as it is given.
 func Description(text string) ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.description = text })
 }

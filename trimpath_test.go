@@ -216,10 +216,10 @@ func TestBinaryWithoutSource(t *testing.T) {
 				t.Errorf("%s: %+v", key, tool)
 			}
 		}
-		if d := r.Tools["refund/refund"].Description; d != "Refund pays an order back." {
+		if d := r.Tools["refund/refund"].Description; d != "Pays an order back." {
 			t.Errorf("refund: description %q", d)
 		}
-		if c := r.Tools["cancel/cancel"]; !c.Approval || c.Description != "Cancel cancels an order." {
+		if c := r.Tools["cancel/cancel"]; !c.Approval || c.Description != "Cancels an order." {
 			t.Errorf("cancel: %+v", c)
 		}
 		if s := r.Tools["lookup/lookup"].Signature; s != "lookup(q Query) domain.Item" {
@@ -237,7 +237,7 @@ func TestBinaryWithoutSource(t *testing.T) {
 	t.Run("edited source wins", func(t *testing.T) {
 		// Run in the module, the binary finds the source of package shop.
 		r := report(t, mod, filepath.Join(bin, "generated"))
-		if d := r.Tools["refund/refund"].Description; d != "Refund returns the money paid for an order." {
+		if d := r.Tools["refund/refund"].Description; d != "Returns the money paid for an order." {
 			t.Errorf("refund: description %q, want the edited one (errors %q)", d, r.Errors)
 		}
 		if tool := r.Tools["refund/refund"]; tool.Intent != "delete" || !tool.Approval {

@@ -80,7 +80,7 @@ func TestTodoIntents(t *testing.T) {
 	if !tools["complete"].Idempotent() {
 		t.Error("complete is not idempotent")
 	}
-	if d := tools["add"].Description(); !strings.HasPrefix(d, "Add puts a new task") || strings.Contains(d, "text:") {
+	if d := tools["add"].Description(); !strings.HasPrefix(d, "Puts a new task") || strings.Contains(d, "text:") {
 		t.Errorf("add description = %q", d)
 	}
 	var schema struct {

@@ -21,7 +21,7 @@ func TestDirect(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"  convert(args ConvertArgs) string\n      Convert converts an amount of money between currencies at fixed rates.\n",
+		"  convert(args ConvertArgs) string\n      Converts an amount of money between currencies at fixed rates.\n",
 		"  word_count(text string, minLen int) int\n",
 		"convert.Call: 92.00 EUR\n",
 		"word_count.Run: 5 (int)\n",

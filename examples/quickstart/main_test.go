@@ -21,7 +21,7 @@ func TestWithoutModel(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		`"name": "get_weather"`,
-		`"description": "GetWeather returns the current temperature of a city in degrees Celsius."`,
+		`"description": "Returns the current temperature of a city in degrees Celsius."`,
 		`"description": "the city's English name, such as \"Paris\""`,
 		`"name": "subtract"`,
 		`"description": "the number to subtract from"`,

@@ -55,7 +55,7 @@ func ExampleTools() {
 		fmt.Printf("%s (%s): %s -> %s %v\n", t.Name(), t.Intent(), t.Description(), out, err)
 	}
 	// Output:
-	// lookup (read): Lookup returns the capital of a country. -> Paris <nil>
+	// lookup (read): Returns the capital of a country. -> Paris <nil>
 }
 
 // A stdio server, started as a subprocess.

@@ -54,7 +54,7 @@ func ExampleNew() {
 	}
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// greet (read-only: true): Greet returns a greeting for a person.
+	// greet (read-only: true): Returns a greeting for a person.
 	// {"additionalProperties":false,"properties":{"name":{"description":"the person's name","type":"string"}},"required":["name"],"type":"object"}
 	// Hello, Ada!
 }
