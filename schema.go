@@ -33,6 +33,7 @@ import (
 type paramSchema struct {
 	schema  *jsonschema.Schema
 	json    []byte
+	sent    []byte // what Definition sends outside strict mode; nil for json itself
 	listing string // the parameters, for error messages
 	*checker
 
@@ -90,7 +91,11 @@ func newParamSchema(s *jsonschema.Schema, t reflect.Type) (*paramSchema, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &paramSchema{schema: s, json: b, listing: listParams(s), checker: chk}, nil
+	sent, err := sentForm(b)
+	if err != nil {
+		return nil, err
+	}
+	return &paramSchema{schema: s, json: b, sent: sent, listing: listParams(s), checker: chk}, nil
 }
 
 // newChecker compiles the schema b and, for a Go type t, builds its plan.
@@ -195,7 +200,11 @@ func (p *paramSchema) withDescriptions(descs map[string]string, t reflect.Type) 
 	if err != nil {
 		return nil, fmt.Errorf("encode schema: %w", err)
 	}
-	return &paramSchema{schema: &s, json: b, listing: listParams(&s), checker: p.checker}, nil
+	sent, err := sentForm(b)
+	if err != nil {
+		return nil, err
+	}
+	return &paramSchema{schema: &s, json: b, sent: sent, listing: listParams(&s), checker: p.checker}, nil
 }
 
 // checkType refuses, with a message naming the field, what cannot travel as

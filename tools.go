@@ -201,7 +201,12 @@ func (t *Tool) OutputSchema() (json.RawMessage, error) {
 func (t *Tool) Signature() string { return t.signature }
 
 // Definition returns the tool exactly as it is sent to a Chat Completions
-// endpoint: in strict form for a tool of a Strict agent.
+// endpoint: in strict form for a tool of a Strict agent. Outside strict
+// mode the parameters of a tool made of a Go func are Schema without
+// "additionalProperties": false, which the model needs no telling of: the
+// arguments are still checked against Schema, and a property it does not
+// list is refused with an error that names it. A raw tool's schema is
+// sent as it was given.
 func (t *Tool) Definition() openai.Tool {
 	d := t.def()
 	return openai.Tool{
@@ -219,6 +224,9 @@ func (t *Tool) Definition() openai.Tool {
 // the tool's own bytes, which nobody writes to.
 func (t *Tool) def() ToolDef {
 	params := t.params.json
+	if t.params.sent != nil {
+		params = t.params.sent
+	}
 	if t.strict {
 		params = t.params.strictJSON // made by strictTool
 	}

@@ -1,0 +1,28 @@
+package onion
+
+import "testing"
+
+// TestSentFormWalksOnlySchemas: additionalProperties false goes from
+// every schema inside the parameters, and stays in values that are data.
+func TestSentFormWalksOnlySchemas(t *testing.T) {
+	in := `{"type":"object","properties":{` +
+		`"a":{"type":"object","properties":{"additionalProperties":{"type":"boolean"}},"additionalProperties":false},` +
+		`"b":{"type":"array","items":{"type":"object","additionalProperties":false}},` +
+		`"c":{"anyOf":[{"type":"object","additionalProperties":false},{"type":"null"}]},` +
+		`"d":{"type":"object","default":{"additionalProperties":false},"enum":[{"additionalProperties":false}]},` +
+		`"e":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false}},` +
+		`"f":{"type":"string","description":"<b> & 1.50"}},` +
+		`"additionalProperties":false,"required":["a"]}`
+	want := `{"type":"object","properties":{` +
+		`"a":{"type":"object","properties":{"additionalProperties":{"type":"boolean"}}},` +
+		`"b":{"type":"array","items":{"type":"object"}},` +
+		`"c":{"anyOf":[{"type":"object"},{"type":"null"}]},` +
+		`"d":{"type":"object","default":{"additionalProperties":false},"enum":[{"additionalProperties":false}]},` +
+		`"e":{"type":"object","additionalProperties":{"type":"object"}},` +
+		`"f":{"type":"string","description":"<b> & 1.50"}},` +
+		`"required":["a"]}`
+	got, err := sentForm([]byte(in))
+	if err != nil || string(got) != want {
+		t.Errorf("sentForm = %s, %v\nwant       %s", got, err, want)
+	}
+}
