@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // sentForm is a derived parameters schema b as a tool outside strict mode
@@ -13,7 +14,11 @@ import (
 // model is told to send, and the arguments are still checked against b,
 // which refuses any other property and names it in the error the model
 // reads. A map's additionalProperties, the schema of its values, stays.
-// Strings are written without HTML escapes ("<" is one byte, not six).
+// A time.Duration's pattern goes where its description says what the
+// pattern does (`a duration such as "90s" or "1h30m"`): 79 o200k tokens of
+// regular expression for what a model reads better in words, and which
+// the checker still holds the arguments to. Strings are written without
+// HTML escapes ("<" is one byte, not six).
 // Strict mode needs additionalProperties false, so its form is made from
 // b, not from this one.
 func sentForm(b []byte) ([]byte, error) {
@@ -21,7 +26,7 @@ func sentForm(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read schema: %w", err)
 	}
-	dropClosed(v)
+	lean(v)
 	var out bytes.Buffer
 	if err := writeJSON(&out, v); err != nil {
 		return nil, fmt.Errorf("encode schema: %w", err)
@@ -29,11 +34,12 @@ func sentForm(b []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// dropClosed removes "additionalProperties": false from the schema v and
-// the schemas inside it, in place. It walks only the keywords that hold
-// schemas, so an enum value or a default that happens to be such an
-// object is left as it is.
-func dropClosed(v any) {
+// lean removes from the schema v and the schemas inside it, in place,
+// "additionalProperties": false and the duration patterns their
+// descriptions say in words. It walks only the keywords that hold
+// schemas, so an enum value or a default that happens to look like a
+// schema is left as it is.
+func lean(v any) {
 	s, ok := v.(*jsonObject)
 	if !ok {
 		return
@@ -41,20 +47,25 @@ func dropClosed(v any) {
 	if addl, ok := s.get("additionalProperties"); ok && addl == false {
 		s.del("additionalProperties")
 	}
+	if p, _ := s.vals["pattern"].(string); p == durationPattern {
+		if d, _ := s.vals["description"].(string); strings.Contains(d, durationDoc) {
+			s.del("pattern")
+		}
+	}
 	for _, k := range []string{"additionalProperties", "items", "prefixItems", "not", "anyOf", "oneOf", "allOf"} {
 		switch sub := s.vals[k].(type) {
 		case []any: // a list of schemas, or draft-04's tuple items
 			for _, e := range sub {
-				dropClosed(e)
+				lean(e)
 			}
 		default:
-			dropClosed(sub)
+			lean(sub)
 		}
 	}
 	for _, k := range []string{"properties", "$defs", "definitions"} {
 		if m, ok := s.vals[k].(*jsonObject); ok {
 			for _, name := range m.keys {
-				dropClosed(m.vals[name])
+				lean(m.vals[name])
 			}
 		}
 	}

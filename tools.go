@@ -203,10 +203,11 @@ func (t *Tool) Signature() string { return t.signature }
 // Definition returns the tool exactly as it is sent to a Chat Completions
 // endpoint: in strict form for a tool of a Strict agent. Outside strict
 // mode the parameters of a tool made of a Go func are Schema without
-// "additionalProperties": false, which the model needs no telling of: the
-// arguments are still checked against Schema, and a property it does not
-// list is refused with an error that names it. A raw tool's schema is
-// sent as it was given.
+// "additionalProperties": false and without the pattern of a duration
+// whose description says it in words, which the model needs no telling
+// of: the arguments are still checked against Schema, and what it refuses
+// is named in the error the model reads. A raw tool's schema is sent as
+// it was given.
 func (t *Tool) Definition() openai.Tool {
 	d := t.def()
 	return openai.Tool{
