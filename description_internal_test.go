@@ -3,7 +3,7 @@ package onion
 import "testing"
 
 // TestWithoutName: a description loses the Go name it starts with only
-// when the name is a whole word followed by more text.
+// when the name is a whole word followed by a verb as Go docs have it.
 func TestWithoutName(t *testing.T) {
 	for _, c := range []struct {
 		desc, want string
@@ -18,10 +18,15 @@ func TestWithoutName(t *testing.T) {
 		{"weather reports the weather.", "weather reports the weather.", []string{"Weather"}},
 		{"Add  adds two numbers.", "Adds two numbers.", []string{"Add"}},
 		{"TodoList.Add adds a task.", "Adds a task.", []string{"Add", "TodoList.Add"}},
-		{"Search eBay for an item.", "eBay for an item.", []string{"Search"}},
-		{"Get iOS versions.", "iOS versions.", []string{"Get"}},
-		{"Weather élève la voix.", "Élève la voix.", []string{"Weather"}},
-		{"Fetch 3 pages.", "3 pages.", []string{"Fetch"}},
+		{"Search eBay for an item.", "Search eBay for an item.", []string{"Search"}},
+		{"Get iOS versions.", "Get iOS versions.", []string{"Get"}},
+		{"Fetch 3 pages.", "Fetch 3 pages.", []string{"Fetch"}},
+		{"Search the web for a query.", "Search the web for a query.", []string{"Search"}},
+		{"Add two numbers.", "Add two numbers.", []string{"Add"}},
+		{"Weather is what the sky does.", "Is what the sky does.", []string{"Weather"}},
+		{"Weather écrits.", "Écrits.", []string{"Weather"}},
+		{"Lookup fetches, then caches, a page.", "Fetches, then caches, a page.", []string{"Lookup"}},
+		{"Weather s", "Weather s", []string{"Weather"}},
 		{"Anything at all.", "Anything at all.", []string{"", "Other"}},
 	} {
 		if got := withoutName(c.desc, c.names...); got != c.want {

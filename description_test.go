@@ -19,6 +19,10 @@ func Rain(city string) float64 { return 3 }
 // Sunny
 func Sunny() bool { return true }
 
+// Measure the rainfall of a city: a doc in the imperative, whose first
+// word is the func's name but no subject.
+func Measure(city string) float64 { return 2 }
+
 // ForecastArgs are the parameters of Forecast.
 type ForecastArgs struct {
 	City string `json:"city" doc:"the city's English name"`
@@ -64,6 +68,7 @@ func TestDescriptionDropsTheGoName(t *testing.T) {
 		{"bound method", must(onion.NewTool(g.Reading)), "Reads the station's gauge."},
 		{"a longer first word", must(onion.NewTool(Rain)), "Rainfall in a city, in millimetres: the doc starts with a longer word than the func's name."},
 		{"the name alone", must(onion.NewTool(Sunny)), "Sunny"},
+		{"the imperative", must(onion.NewTool(Measure)), "Measure the rainfall of a city: a doc in the imperative, whose first word is the func's name but no subject."},
 		{"onion.Description", must(onion.NewTool(Humidity, onion.Description("Humidity reports the humidity."))), "Humidity reports the humidity."},
 	} {
 		if got := c.tool.Description(); got != c.want {

@@ -91,37 +91,40 @@ func paramParagraph(lines []string, known map[string]bool) map[string]string {
 // city"): the model is sent the tool's name beside it, so it reads
 // "Reports the weather in a city." Any of names may be the one: a
 // method's doc starts with the method's name, rarely with Type.Method.
-// A description that does not start with a name and a space, or that
-// would be left empty, is kept as it is.
+// The name goes only when a verb follows it as Go doc comments have it,
+// a word in lower case ending in s ("reports", "is", "fetches"): a doc in
+// the imperative that happens to start with the name ("Search the web
+// for a query") is kept as it is, and so is one that does not start with
+// the name and a space, or that would be left empty.
 func withoutName(desc string, names ...string) string {
 	for _, name := range names {
 		if name == "" {
 			continue
 		}
 		rest, ok := strings.CutPrefix(desc, name+" ")
-		if rest = strings.TrimLeft(rest, " "); !ok || rest == "" {
+		if rest = strings.TrimLeft(rest, " "); !ok || !isVerb(rest) {
 			continue
 		}
-		return capitalized(rest)
+		r, size := utf8.DecodeRuneInString(rest)
+		return string(unicode.ToUpper(r)) + rest[size:]
 	}
 	return desc
 }
 
-// capitalized upper-cases the first letter of s when its first word is in
-// lower case ("reports" → "Reports"); a word with a capital inside it, such
-// as "iOS" or "eBay", is a name that keeps its case.
-func capitalized(s string) string {
-	word, _, _ := strings.Cut(s, " ")
+// isVerb reports whether s starts with a word of lower-case letters that
+// ends in s, as the verb after a doc comment's name does.
+func isVerb(s string) bool {
+	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if end < 0 {
+		end = len(s)
+	}
+	word := s[:end]
 	for _, r := range word {
-		if unicode.IsUpper(r) {
-			return s
+		if !unicode.IsLower(r) {
+			return false
 		}
 	}
-	r, size := utf8.DecodeRuneInString(s)
-	if !unicode.IsLower(r) {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
+	return len(word) > 1 && strings.HasSuffix(word, "s")
 }
 
 // snakeCase turns a Go name into a tool name: CreateTicket → create_ticket,
