@@ -51,7 +51,7 @@ func ExampleCompactAfter() {
 	// end snippet:compact
 	fmt.Println(conv.History()[1].Content)
 	// Output:
-	// request 4: 9173 → 3205 tokens, 2 results left out, 0 messages summarized
-	// request 6: 9259 → 3291 tokens, 2 results left out, 0 messages summarized
+	// request 4: 9163 → 3195 tokens, 2 results left out, 0 messages summarized
+	// request 6: 9250 → 3282 tokens, 2 results left out, 0 messages summarized
 	// they all say lorem ipsum
 }
