@@ -16,21 +16,21 @@ func Humidity(city string) float64 { return 0.5 }
 // than the func's name.
 func Rain(city string) float64 { return 3 }
 
-// Sunny
-func Sunny() bool { return true }
+// Clear
+func Clear() bool { return true }
 
 // Measure the rainfall of a city: a doc in the imperative, whose first
 // word is the func's name but no subject.
 func Measure(city string) float64 { return 2 }
 
-// ForecastArgs are the parameters of Forecast.
-type ForecastArgs struct {
+// OutlookArgs are the parameters of Outlook.
+type OutlookArgs struct {
 	City string `json:"city" doc:"the city's English name"`
 	Days int    `json:"days" doc:"how many days ahead"`
 }
 
-// Forecast predicts the weather of the coming days.
-func Forecast(ctx context.Context, args ForecastArgs) (string, error) { return "sun", nil }
+// Outlook predicts the weather of the coming days.
+func Outlook(ctx context.Context, args OutlookArgs) (string, error) { return "sun", nil }
 
 // gauge is a weather station.
 type gauge struct{}
@@ -62,12 +62,12 @@ func TestDescriptionDropsTheGoName(t *testing.T) {
 		want string
 	}{
 		{"positional func", must(onion.NewTool(Humidity)), "Reports the relative humidity in a city."},
-		{"struct-argument func", must(onion.NewTool(Forecast)), "Predicts the weather of the coming days."},
-		{"NewTypedTool", must(onion.NewTypedTool(Forecast)), "Predicts the weather of the coming days."},
+		{"struct-argument func", must(onion.NewTool(Outlook)), "Predicts the weather of the coming days."},
+		{"NewTypedTool", must(onion.NewTypedTool(Outlook)), "Predicts the weather of the coming days."},
 		{"method", methods[0], "Reads the station's gauge."},
 		{"bound method", must(onion.NewTool(g.Reading)), "Reads the station's gauge."},
 		{"a longer first word", must(onion.NewTool(Rain)), "Rainfall in a city, in millimetres: the doc starts with a longer word than the func's name."},
-		{"the name alone", must(onion.NewTool(Sunny)), "Sunny"},
+		{"the name alone", must(onion.NewTool(Clear)), "Clear"},
 		{"the imperative", must(onion.NewTool(Measure)), "Measure the rainfall of a city: a doc in the imperative, whose first word is the func's name but no subject."},
 		{"onion.Description", must(onion.NewTool(Humidity, onion.Description("Humidity reports the humidity."))), "Humidity reports the humidity."},
 	} {

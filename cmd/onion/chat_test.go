@@ -157,7 +157,7 @@ func TestChatTerminal(t *testing.T) {
 	term.expect("> ")
 
 	term.typeLine("/tools")
-	term.expect("add (write): Add puts a new task")
+	term.expect("add (write): Puts a new task")
 	term.expect("run_command (write): ")
 	term.expect("> ")
 	term.typeLine("/history")
