@@ -37,6 +37,13 @@ type Options struct {
 	// skipped, never caught up, and so is every fire missed while the
 	// process was not running.
 	CatchupWindow time.Duration
+	// FireTimeout bounds each fire's run (default one hour): a run still
+	// going then is canceled, and its error, wrapping
+	// context.DeadlineExceeded, goes to OnResult or the log like any
+	// other. Without a bound, a model that never answers would hold the
+	// fire until Close, and every later fire of the automation would be
+	// skipped as an overlap.
+	FireTimeout time.Duration
 }
 
 // Local is the in-process Scheduler. It fires automations only while the
@@ -49,7 +56,9 @@ type Options struct {
 // (Agent.Run): the agent's Approver is asked again for every call that
 // needs approval, since nobody approved anything ahead of time. A fire
 // that falls while the automation's previous run is still going is
-// skipped. An automation with no fire left (a one-shot that ran, a cron
+// skipped; a run is canceled once it has gone on for Options.FireTimeout,
+// so that one that hangs does not make every later fire a skip. An
+// automation with no fire left (a one-shot that ran, a cron
 // past its End or MaxRuns) is removed.
 //
 // NewLocal opens it, Start gives it the agents and starts firing, Close
@@ -62,6 +71,7 @@ type Local struct {
 	log      *slog.Logger
 	limits   Limits
 	catchup  time.Duration
+	timeout  time.Duration // of each fire's run
 	unlock   func()
 
 	ctx    context.Context // the fires' context, canceled by Close
@@ -92,10 +102,14 @@ func NewLocal(path string, opts Options) (*Local, error) {
 		log:      cmp.Or(opts.Logger, slog.Default()),
 		limits:   opts.Limits.withDefaults(),
 		catchup:  cmp.Or(opts.CatchupWindow, time.Minute),
+		timeout:  time.Hour,
 		unlock:   func() {},
 		wake:     make(chan struct{}, 1),
 		autos:    map[string]*Automation{},
 		running:  map[string]bool{},
+	}
+	if opts.FireTimeout > 0 {
+		l.timeout = opts.FireTimeout
 	}
 	if path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -327,7 +341,12 @@ func (l *Local) fire(a Automation) {
 	agent := l.agents[a.Agent]
 	l.mu.Unlock()
 	if agent != nil {
-		res, err = agent.Run(l.ctx, a.Input)
+		ctx, cancel := context.WithTimeout(l.ctx, l.timeout)
+		res, err = agent.Run(ctx, a.Input)
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("automation: the run took longer than its fire timeout of %v: %w", l.timeout, err)
+		}
+		cancel()
 	} else {
 		err = fmt.Errorf("automation: no agent named %q", a.Agent)
 	}

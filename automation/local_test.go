@@ -493,3 +493,60 @@ func TestStartRefuses(t *testing.T) {
 		t.Error("a second Start was taken")
 	}
 }
+
+// TestFireTimeout: a model that never answers holds a fire only until
+// FireTimeout; the timeout reaches OnResult as the run's error, and the
+// next fire runs rather than being skipped as an overlap.
+func TestFireTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex // guards calls and outcomes
+		calls := 0
+		var outcomes []fire
+		hang := onion.ModelFunc(func(ctx context.Context, _ *onion.Request, _ func(onion.Delta)) (*onion.Response, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		agent, err := onion.NewAgent("reporter", onion.WithModel(hang))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		l, err := automation.NewLocal("", automation.Options{
+			FireTimeout: 10 * time.Minute,
+			Logger:      slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil)),
+			OnResult: func(_ context.Context, a automation.Automation, _ *onion.Result, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				outcomes = append(outcomes, fire{at: time.Now(), id: a.ID, err: err})
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if err := l.Start(agent); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)
+		time.Sleep(time.Until(start))
+		create(t, l, automation.Automation{Input: "check the feed", Schedule: automation.Schedule{Cron: "0 * * * *", TimeZone: "UTC"}})
+		until(time.Date(2026, 12, 1, 12, 30, 0, 0, time.UTC)) // fires at 11:00 and 12:00
+		mu.Lock()
+		defer mu.Unlock()
+		if calls != 2 || len(outcomes) != 2 {
+			t.Fatalf("the model was asked %d times, %d outcomes; want the fires of 11:00 and 12:00 each to run and time out\n%s", calls, len(outcomes), logs.String())
+		}
+		for i, want := range []time.Time{time.Date(2026, 12, 1, 11, 10, 0, 0, time.UTC), time.Date(2026, 12, 1, 12, 10, 0, 0, time.UTC)} {
+			o := outcomes[i]
+			if !o.at.Equal(want) || !errors.Is(o.err, context.DeadlineExceeded) || !strings.Contains(o.err.Error(), "fire timeout of 10m0s") {
+				t.Errorf("outcome %d: %v at %s; want the timeout at %s", i, o.err, o.at, want)
+			}
+		}
+		if strings.Contains(logs.String(), "previous run is still going") {
+			t.Errorf("a fire was skipped as an overlap:\n%s", logs.String())
+		}
+	})
+}
