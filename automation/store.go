@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -20,22 +22,17 @@ type storeFile struct {
 }
 
 // maxStore bounds the file read: 100 automations of 8 KiB inputs fit many
-// times over.
-const maxStore = 64 << 20
+// times over. A variable so that tests can lower it.
+var maxStore int64 = 64 << 20
 
 // loadStore reads the automations stored at path. A missing or empty file
-// holds none; anything else that is not a store of valid automations is
-// an error, so that a damaged file is never taken for an empty one and
-// overwritten.
+// holds none; anything else that is not a store of valid automations, or
+// is over maxStore bytes, is an error, so that a damaged file is never
+// taken for an empty one and overwritten.
 func loadStore(path string) ([]Automation, error) {
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("automation: %w", err)
-	case len(b) > maxStore:
-		return nil, fmt.Errorf("automation: %s is %d bytes, over the limit of %d: fix or move the file", path, len(b), maxStore)
+	b, err := readStore(path)
+	if err != nil || b == nil {
+		return nil, err
 	}
 	if b = bytes.TrimSpace(b); len(b) == 0 {
 		return nil, nil
@@ -60,6 +57,39 @@ func loadStore(path string) ([]Automation, error) {
 		seen[a.ID] = true
 	}
 	return f.Automations, nil
+}
+
+// readStore reads the file at path, or nil when there is none, refusing
+// one over maxStore bytes without reading more of it than that: its size
+// is checked first, and the read is bounded too, for a file that grows or
+// is not a regular file.
+func readStore(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("automation: %w", err)
+	}
+	defer f.Close()
+	tooLarge := func(size string) error {
+		return fmt.Errorf("automation: %s is %s bytes, over the limit of %d: fix or move the file", path, size, maxStore)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("automation: %w", err)
+	}
+	if fi.Size() > maxStore {
+		return nil, tooLarge(strconv.FormatInt(fi.Size(), 10))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStore+1))
+	if err != nil {
+		return nil, fmt.Errorf("automation: read %s: %w", path, err)
+	}
+	if int64(len(b)) > maxStore {
+		return nil, tooLarge("over " + strconv.FormatInt(maxStore, 10))
+	}
+	return b, nil
 }
 
 // checkStored checks an automation read from the file is one Create could

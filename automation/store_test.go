@@ -3,6 +3,7 @@ package automation
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,4 +34,36 @@ func FuzzLoadStore(f *testing.F) {
 			a.Fires(time.Now(), 3) // must not loop or panic
 		}
 	})
+}
+
+// lowerMaxStore sets maxStore to n for the test.
+func lowerMaxStore(t *testing.T, n int64) {
+	t.Helper()
+	old := maxStore
+	maxStore = n
+	t.Cleanup(func() { maxStore = old })
+}
+
+// TestStoreTooLargeRefused: a file over the limit is refused with a
+// sentence saying so, at every open, and left as it is.
+func TestStoreTooLargeRefused(t *testing.T) {
+	lowerMaxStore(t, 1<<10)
+	path := filepath.Join(t.TempDir(), "automations.json")
+	content := `{"automations":[]}` + strings.Repeat(" ", int(maxStore))
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		l, err := NewLocal(path, Options{})
+		if err == nil {
+			l.Close()
+			t.Fatal("a file over the limit was opened")
+		}
+		if msg := err.Error(); !strings.Contains(msg, "over the limit of 1024") || !strings.Contains(msg, "fix or move the file") {
+			t.Errorf("error %q does not say the file is too large and what to do", msg)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != content {
+		t.Error("the file was changed")
+	}
 }
