@@ -34,6 +34,15 @@ type Automation struct {
 	// Next is its next fire, as its Scheduler last knew it; zero when it
 	// has none.
 	Next time.Time `json:"next,omitzero"`
+	// Ended is when the automation stopped being active; zero while it is.
+	// Local remembers the last MaxEnded automations made with an
+	// IdempotencyKey that ended, and Create returns such a one, making
+	// none, for a repeat of the call that made it: a retried call neither
+	// schedules again what already ran nor brings back what was canceled.
+	Ended time.Time `json:"ended,omitzero"`
+	// Canceled says an ended automation was canceled; one that ended
+	// otherwise had no fire left (Runs says how many ran).
+	Canceled bool `json:"canceled,omitempty"`
 }
 
 // Fires returns up to n fires of a after t: Schedule.Next, with the runs
@@ -56,7 +65,8 @@ func (a Automation) Fires(t time.Time, n int) []time.Time {
 // Scheduler keeps automations and fires them. Create validates and
 // normalizes a new automation (see Limits.Admit) and returns it as stored,
 // or, when one with the same IdempotencyKey exists, returns that one and
-// makes none; List returns the active automations; Cancel removes one, so
+// makes none (Local also returns one that has ended since, with Ended
+// set: see Automation.Ended); List returns the active automations; Cancel removes one, so
 // that it fires no more. Local is the in-process Scheduler; package
 // github.com/onionkit/onion/temporal has one on Temporal Schedules.
 type Scheduler interface {

@@ -58,8 +58,10 @@ type Options struct {
 // that falls while the automation's previous run is still going is
 // skipped; a run is canceled once it has gone on for Options.FireTimeout,
 // so that one that hangs does not make every later fire a skip. An
-// automation with no fire left (a one-shot that ran, a cron
-// past its End or MaxRuns) is removed.
+// automation with no fire left (a one-shot that ran, a cron past its End
+// or MaxRuns) is removed. The last MaxEnded removed or canceled are
+// remembered in the file, so that a repeat of the call that made one
+// finds it (see Automation.Ended) rather than scheduling it again.
 //
 // NewLocal opens it, Start gives it the agents and starts firing, Close
 // stops it: the agents' tools (see Tools) can then be made from the Local
@@ -80,8 +82,9 @@ type Local struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	mu      sync.Mutex             // guards agents, autos, running, started and closed
+	mu      sync.Mutex             // guards agents, autos, ended, running, started and closed
 	autos   map[string]*Automation // by ID: the active automations
+	ended   []Automation           // the last MaxEnded that ended with an IdempotencyKey, the oldest first
 	running map[string]bool        // IDs whose run is going
 	started bool
 	closed  bool
@@ -119,12 +122,12 @@ func NewLocal(path string, opts Options) (*Local, error) {
 		if err != nil {
 			return nil, err
 		}
-		as, err := loadStore(path)
+		as, ended, err := loadStore(path)
 		if err != nil {
 			unlock()
 			return nil, err
 		}
-		l.unlock = unlock
+		l.unlock, l.ended = unlock, ended
 		for _, a := range as {
 			l.autos[a.ID] = &a
 		}
@@ -166,7 +169,8 @@ func (l *Local) Start(agents ...*onion.Agent) error {
 
 // Create validates and stores a new automation (see Limits.Admit) and
 // returns it with its ID. An automation with a.IdempotencyKey that exists
-// already is returned as it is, and none is made. The agent must be one
+// already is returned as it is, and none is made; so is one of the last
+// MaxEnded that ended, with Ended set (and Canceled, if it was). The agent must be one
 // given to Start, which must have been called.
 func (l *Local) Create(ctx context.Context, a Automation) (Automation, error) {
 	l.mu.Lock()
@@ -181,6 +185,11 @@ func (l *Local) Create(ctx context.Context, a Automation) (Automation, error) {
 		for _, old := range l.autos {
 			if old.IdempotencyKey == a.IdempotencyKey {
 				return *old, nil
+			}
+		}
+		for _, old := range slices.Backward(l.ended) {
+			if old.IdempotencyKey == a.IdempotencyKey {
+				return old, nil
 			}
 		}
 	}
@@ -217,9 +226,10 @@ func (l *Local) Cancel(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("automation: %w with id %q: list_automations shows the active ones", ErrNotFound, id)
 	}
-	delete(l.autos, id)
+	ended := l.ended
+	l.endLocked(a, time.Now(), true)
 	if err := l.saveLocked(); err != nil {
-		l.autos[id] = a
+		l.autos[id], l.ended = a, ended
 		return err
 	}
 	l.poke()
@@ -316,7 +326,7 @@ func (l *Local) dueLocked(now time.Time) []Automation {
 			a.Next = next[0]
 		}
 		if a.Next.IsZero() {
-			delete(l.autos, a.ID)
+			l.endLocked(a, now, false)
 		}
 	}
 	if changed {
@@ -364,6 +374,23 @@ func (l *Local) fire(a Automation) {
 	l.log.Info("automation: run done", "automation", a.ID, "agent", a.Agent, "output", res.Output)
 }
 
+// endLocked removes a from the active automations and, when it has an
+// IdempotencyKey, remembers it as ended at now, forgetting the oldest
+// beyond MaxEnded. l.ended is made anew, so that a caller may put back
+// the slice it had.
+func (l *Local) endLocked(a *Automation, now time.Time, canceled bool) {
+	delete(l.autos, a.ID)
+	if a.IdempotencyKey == "" {
+		return
+	}
+	e := *a
+	e.Next, e.Ended, e.Canceled = time.Time{}, now, canceled
+	l.ended = append(slices.Clip(l.ended), e)
+	if len(l.ended) > MaxEnded {
+		l.ended = l.ended[len(l.ended)-MaxEnded:]
+	}
+}
+
 func (l *Local) listLocked() []Automation {
 	out := make([]Automation, 0, len(l.autos))
 	for _, a := range l.autos {
@@ -379,7 +406,7 @@ func (l *Local) saveLocked() error {
 	if l.path == "" {
 		return nil
 	}
-	return saveStore(l.path, l.listLocked())
+	return saveStore(l.path, l.listLocked(), l.ended)
 }
 
 func newID() string {

@@ -14,6 +14,7 @@ func FuzzLoadStore(f *testing.F) {
 	f.Add([]byte(`{"automations":[{"id":"auto_1","agent":"a","input":"x","schedule":{"cron":"0 9 * * MON","time_zone":"Europe/Paris"},"created":"2026-12-01T10:00:00Z","runs":1,"next":"2026-12-07T08:00:00Z"}]}`))
 	f.Add([]byte(`{"automations":[{"id":"auto_2","agent":"a","input":"x","schedule":{"at":"2026-12-24T09:00:00+01:00","time_zone":"Europe/Paris"},"next":"2026-12-24T08:00:00Z"}]}`))
 	f.Add([]byte(`{"automations":[]}`))
+	f.Add([]byte(`{"automations":[],"ended":[{"id":"auto_3","agent":"a","input":"x","schedule":{"at":"2026-12-24T09:00:00+01:00","time_zone":"Europe/Paris"},"idempotency_key":"run_1:call_1","runs":1,"ended":"2026-12-24T08:00:00Z"}]}`))
 	f.Add([]byte(``))
 	f.Add([]byte(`[`))
 	f.Add([]byte(`{"automations":[{"id":"a"}]} {}`))
@@ -23,9 +24,17 @@ func FuzzLoadStore(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		as, err := loadStore(path)
+		as, ended, err := loadStore(path)
 		if err != nil {
 			return
+		}
+		if len(ended) > MaxEnded {
+			t.Fatalf("loaded %d ended automations, over %d", len(ended), MaxEnded)
+		}
+		for _, a := range ended {
+			if err := checkEnded(a); err != nil {
+				t.Fatalf("loaded ended %+v: %v", a, err)
+			}
 		}
 		for _, a := range as {
 			if err := checkStored(a); err != nil {

@@ -38,7 +38,7 @@ func TestStoreReadBounded(t *testing.T) {
 			}
 		}
 	}()
-	_, err := loadStore(path)
+	_, _, err := loadStore(path)
 	n := <-written
 	if err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("loading the pipe: %v; want it refused as over the limit", err)

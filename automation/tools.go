@@ -44,6 +44,9 @@ type view struct {
 	Schedule Schedule `json:"schedule"`
 	Runs     int      `json:"runs,omitempty"`
 	NextRuns []string `json:"next_runs"`
+	// Status says that the automation has ended, for a repeated call that
+	// made it before.
+	Status string `json:"status,omitempty"`
 }
 
 func viewOf(a Automation, now time.Time) view {
@@ -51,6 +54,15 @@ func viewOf(a Automation, now time.Time) view {
 	loc, err := a.Schedule.location()
 	if err != nil {
 		loc = time.UTC
+	}
+	if !a.Ended.IsZero() {
+		ended := a.Ended.In(loc).Format(time.RFC3339)
+		if a.Canceled {
+			v.Status = fmt.Sprintf("this same call made it before, and it was canceled at %s: nothing was scheduled again", ended)
+		} else {
+			v.Status = fmt.Sprintf("this same call made it before, and it ended at %s after %d run(s), with none left: nothing was scheduled again", ended, a.Runs)
+		}
+		return v
 	}
 	from := now
 	if !a.Next.IsZero() { // the scheduler's own next fire comes first

@@ -200,6 +200,38 @@ func TestSameCallTwice(t *testing.T) {
 	}
 }
 
+// TestSameCallAfterCancel: the call repeated after its automation was
+// canceled tells the model so and schedules nothing.
+func TestSameCallAfterCancel(t *testing.T) {
+	s := oniontest.NewServer(t)
+	l, agent := agentWith(t, s, &approvals{yes: true}, automation.Limits{})
+	tool, _ := agent.Tools().Get("start_automation")
+	call := onion.Call{ID: "call_1", Arguments: json.RawMessage(weekly), RunID: "run_1", IdempotencyKey: "run_1:call_1"}
+	first := onion.RunCall(context.Background(), tool, call, agent.CallConfig())
+	as := list(t, l)
+	if first.Outcome != onion.Succeeded || len(as) != 1 {
+		t.Fatalf("the first call: %+v, automations %+v", first, as)
+	}
+	if err := l.Cancel(context.Background(), as[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	again := onion.RunCall(context.Background(), tool, call, agent.CallConfig())
+	var got struct {
+		ID       string   `json:"id"`
+		NextRuns []string `json:"next_runs"`
+		Status   string   `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(again.Output), &got); err != nil {
+		t.Fatalf("the call again said %s: %v", again.Output, err)
+	}
+	if got.ID != as[0].ID || len(got.NextRuns) != 0 || !strings.Contains(got.Status, "was canceled at") || !strings.Contains(got.Status, "nothing was scheduled again") {
+		t.Errorf("the call again said %s; want the canceled automation, no next runs", again.Output)
+	}
+	if as := list(t, l); len(as) != 0 {
+		t.Errorf("the call again made %+v", as)
+	}
+}
+
 func TestToolIntents(t *testing.T) {
 	l, err := automation.NewLocal("", automation.Options{})
 	if err != nil {
