@@ -170,8 +170,8 @@ func (l *Local) Start(agents ...*onion.Agent) error {
 // Create validates and stores a new automation (see Limits.Admit) and
 // returns it with its ID. An automation with a.IdempotencyKey that exists
 // already is returned as it is, and none is made; so is one of the last
-// MaxEnded that ended, with Ended set (and Canceled, if it was). The agent must be one
-// given to Start, which must have been called.
+// MaxEnded that ended, with Ended set (and Canceled, if it was). The
+// agent must be one given to Start, which must have been called.
 func (l *Local) Create(ctx context.Context, a Automation) (Automation, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
