@@ -47,6 +47,11 @@
 // serve answers on stdin and stdout by default, or over streamable HTTP at
 // http://ADDR/mcp with -http ADDR; a call that needs approval asks the
 // host's user through MCP elicitation and does not run without a yes.
+// The HTTP endpoint has no authentication, and whoever calls a tool is
+// also the user asked to approve it, so -http takes only a loopback
+// address (127.0.0.1:8080, [::1]:8080, localhost:8080): an address other
+// hosts can reach, such as :8080 or 0.0.0.0:8080, is refused (exit 2)
+// unless -http-public says that is meant.
 //
 // Exit status:
 //

@@ -106,41 +106,82 @@ func TestServeStdio(t *testing.T) {
 }
 
 // TestServeHTTP serves over streamable HTTP on a port of the system's
-// choosing, is driven by the SDK's client, and stops cleanly on SIGINT.
+// choosing, at each form of loopback address, is driven by the SDK's
+// client, and stops cleanly on SIGINT.
 func TestServeHTTP(t *testing.T) {
-	cmd := cli{}.command(t, "serve", "-tools", "todo", "-http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+		t.Run(addr, func(t *testing.T) {
+			cmd := cli{}.command(t, "serve", "-tools", "todo", "-http", addr)
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := bufio.NewScanner(stderr)
+			if !lines.Scan() {
+				cmd.Wait()
+				t.Fatalf("no line on stderr; exit %d", cmd.ProcessState.ExitCode())
+			}
+			url, ok := strings.CutPrefix(lines.Text(), "onion serve: MCP at ")
+			if !ok || !strings.HasSuffix(url, "/mcp") {
+				t.Fatalf("first line %q, want where it serves", lines.Text())
+			}
+			cs := connect(t, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			if got := toolNames(t, cs); got != "add complete list remove" {
+				t.Errorf("tools %q", got)
+			}
+			if text, isErr := callText(t, cs, "add", map[string]any{"text": "tea"}); isErr || !strings.Contains(text, `"text":"tea"`) {
+				t.Errorf("add: %q, isError %v", text, isErr)
+			}
+			cs.Close()
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			for lines.Scan() {
+				t.Logf("stderr: %s", lines.Text())
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("after SIGINT: %v; want exit status 0", err)
+			}
+		})
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	if !lines.Scan() {
+}
+
+// TestServeHTTPRefusesPublicAddress checks that -http will not listen on
+// an address other hosts can reach without -http-public: the tools have no
+// authentication there, and their callers would approve their own calls.
+func TestServeHTTPRefusesPublicAddress(t *testing.T) {
+	for _, addr := range []string{":0", "0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.com:0"} {
+		// The first line on stderr says whether it serves; a command
+		// that does is stopped rather than waited for.
+		cmd := cli{}.command(t, "serve", "-tools", "todo", "-http", addr)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stderr)
+		first := ""
+		if lines.Scan() {
+			first = lines.Text()
+		}
+		if strings.HasPrefix(first, "onion serve: MCP at ") {
+			cmd.Process.Kill()
+		}
+		for lines.Scan() {
+		}
 		cmd.Wait()
-		t.Fatalf("no line on stderr; exit %d", cmd.ProcessState.ExitCode())
+		want := "onion serve: -http " + addr + " is not a loopback address: anyone who can reach it could call the tools, with no authentication"
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.HasPrefix(first, want) || !strings.Contains(first, "add -http-public") {
+			t.Errorf("-http %s: exit %d, stderr %q; want 2 and why, with the way out", addr, code, first)
+		}
 	}
-	url, ok := strings.CutPrefix(lines.Text(), "onion serve: MCP at ")
-	if !ok || !strings.HasSuffix(url, "/mcp") {
-		t.Fatalf("first line %q, want where it serves", lines.Text())
-	}
-	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if got := toolNames(t, cs); got != "add complete list remove" {
-		t.Errorf("tools %q", got)
-	}
-	if text, isErr := callText(t, cs, "add", map[string]any{"text": "tea"}); isErr || !strings.Contains(text, `"text":"tea"`) {
-		t.Errorf("add: %q, isError %v", text, isErr)
-	}
-	cs.Close()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	for lines.Scan() {
-		t.Logf("stderr: %s", lines.Text())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("after SIGINT: %v; want exit status 0", err)
+	if got := (cli{}).onion(t, "serve", "-tools", "todo", "-http-public"); got.code != 2 || !strings.Contains(got.stderr, "-http-public needs -http ADDR") {
+		t.Errorf("-http-public alone: exit %d, stderr %q; want 2", got.code, got.stderr)
 	}
 }
