@@ -20,6 +20,7 @@ func callCommand() *command {
 	c := &command{
 		name:    "call",
 		args:    `TOOL ['{"json":"arguments"}']`,
+		operand: "the tool's name",
 		summary: "run one tool with JSON arguments, exactly as a model's call runs it, and print what the model would read",
 		flags: func(fs *flag.FlagSet) {
 			src.register(fs)

@@ -32,6 +32,8 @@ func TestCall(t *testing.T) {
 		{name: "ToolFailed", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"absent.txt"}`}, code: 4, stderrHas: "no such file"},
 		{name: "UnknownTool", args: []string{"-tools", "todo", "frobnicate", `{}`}, code: 2, stderrHas: `no tool "frobnicate": the tools are add, complete, list, remove`},
 		{name: "NoTool", args: []string{"-tools", "todo"}, code: 2, stderrHas: "Usage: onion call"},
+		{name: "FlagAfterTool", args: []string{"add", `{"text":"x"}`, "-tools", "todo"}, code: 2, stderrHas: `onion call: flags go before the tool's name: onion call -tools todo add '{"text":"x"}';`},
+		{name: "FlagAfterArguments", r: cli{dir: dir}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`, "-approve", "run_command"}, code: 2, stderrHas: "onion call -approve run_command run_command '{\"command\":\"touch made\"}'", createdNot: "made"},
 		{name: "DeniedOnAPipe", r: cli{dir: dir, stdin: "y\n"}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`}, code: 5, stderrHas: "allow it with -approve run_command", createdNot: "made"},
 		{name: "Approved", r: cli{dir: dir}, args: []string{"-tools", "shell", "-approve", "run_command", "run_command", `{"command":"echo hi"}`}, code: 0, stdout: "hi\n[exit code 0]\n"},
 	} {

@@ -13,7 +13,15 @@
 //	onion chat  [sources] [model]            the same in a loop: /tools /history /reset /save FILE
 //	onion serve [sources] [-http ADDR]       serve the tools over MCP (stdio, or HTTP at /mcp)
 //
-// Every command takes -h. The sources of tools, which may be combined:
+// Every command takes -h. Flags go before the arguments, as Go's flag
+// package reads them: it stops at the first argument that is not a flag.
+// So that "onion run hi -json" does not send "hi -json" as the prompt,
+// run and call refuse an argument after the first one that names one of
+// their flags, and show the command line that was meant; a word that
+// starts with a dash but names no flag ("what does -race do?") stays an
+// argument, and after -- every argument does (onion run -- explain -json).
+//
+// The sources of tools, which may be combined:
 //
 //	-tools todo,files,…     built-in tools (todo, files, memory, shell, web_search,
 //	                        web_fetch, browser; files is confined to the current directory)

@@ -26,6 +26,10 @@ type command struct {
 	name    string
 	args    string // what follows the flags in the usage line
 	summary string
+	// operand names, in the error for a flag placed after them, what
+	// follows the flags ("the prompt"); empty for a command that takes
+	// no arguments.
+	operand string
 	// run does the command with the parsed flags and the arguments after
 	// them, and returns the exit status.
 	run func(ctx context.Context, fs *flag.FlagSet) int
@@ -93,7 +97,11 @@ func (c *command) main(args []string) int {
 	fs.SetOutput(os.Stderr)
 	c.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: onion %s [flags] %s\n\n%s.\n\nFlags:\n", c.name, c.args, upperFirst(c.summary))
+		fmt.Fprintf(fs.Output(), "Usage: onion %s [flags] %s\n\n%s.\n", c.name, c.args, upperFirst(c.summary))
+		if c.operand != "" {
+			fmt.Fprintf(fs.Output(), "\nThe flags go before %[1]s: an argument after it that names one of them\nis refused, unless -- ends the flags (onion %[2]s -- ARGS...).\n", c.operand, c.name)
+		}
+		fmt.Fprintf(fs.Output(), "\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -102,7 +110,81 @@ func (c *command) main(args []string) int {
 		}
 		return exitUsage
 	}
+	rest := fs.Args()
+	ended := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
+	if c.operand != "" && !ended {
+		if err := c.misplacedFlags(fs, rest); err != nil {
+			return fail(c.name, err)
+		}
+	}
 	return c.run(context.Background(), fs)
+}
+
+// misplacedFlags returns a usage error when an argument in rest, what
+// follows the flags, names one of the command's flags: the flag package
+// stops at the first argument that is not a flag, so "onion run hi -json"
+// would send "hi -json" as the prompt. The error shows the command line
+// with the flags moved in front. A word that starts with '-' but names no
+// flag ("what does -race do?") is left to be an argument.
+func (c *command) misplacedFlags(fs *flag.FlagSet, rest []string) error {
+	var flags, others []string
+	for i := 0; i < len(rest); i++ {
+		f, ok := namedFlag(fs, rest[i])
+		if !ok {
+			others = append(others, rest[i])
+			continue
+		}
+		flags = append(flags, rest[i])
+		if f != nil && !isBoolFlag(f) && !strings.Contains(rest[i], "=") && i+1 < len(rest) {
+			i++
+			flags = append(flags, rest[i])
+		}
+	}
+	if len(flags) == 0 {
+		return nil
+	}
+	return usageError{fmt.Errorf("flags go before %s: onion %s %s; to pass %s as written, not as a flag, end the flags with --: onion %s [flags] -- %s",
+		c.operand, c.name, shellJoin(append(flags, others...)), shellJoin(flags[:1]), c.name, shellJoin(rest))}
+}
+
+// namedFlag reports whether arg is a flag of fs (-name, --name, -name=v),
+// or -h or -help, and returns the flag (nil for help).
+func namedFlag(fs *flag.FlagSet, arg string) (*flag.Flag, bool) {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok {
+		return nil, false
+	}
+	name = strings.TrimPrefix(name, "-")
+	name, _, _ = strings.Cut(name, "=")
+	if f := fs.Lookup(name); f != nil {
+		return f, true
+	}
+	return nil, name == "h" || name == "help"
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// shellJoin joins args into a command line a POSIX shell splits back
+// into them, quoting those that need it.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		safe := a != ""
+		for _, r := range a {
+			if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@%+", r) {
+				safe = false
+				break
+			}
+		}
+		quoted[i] = a
+		if !safe {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
 func upperFirst(s string) string {

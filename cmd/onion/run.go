@@ -20,6 +20,7 @@ func runCommand() *command {
 	c := &command{
 		name:    "run",
 		args:    "PROMPT",
+		operand: "the prompt",
 		summary: "run the agent on one prompt: the answer streams to stdout, the tool calls show on stderr",
 		flags: func(fs *flag.FlagSet) {
 			src.register(fs)

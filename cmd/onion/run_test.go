@@ -303,3 +303,41 @@ func TestRunModelFails(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the server's words", got.code, got.stdout, got.stderr)
 	}
 }
+
+// TestRunFlagAfterPrompt checks that a flag written after the prompt is
+// refused with the command line that was meant, instead of being sent as
+// part of the prompt, while a dash word that names no flag, or anything
+// after --, stays in the prompt.
+func TestRunFlagAfterPrompt(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tools", "todo", "hi", "-json"}, "onion run: flags go before the prompt: onion run -json hi; to pass -json as written, not as a flag, end the flags with --: onion run [flags] -- hi -json\n"},
+		{[]string{"hi", "there", "--model=tiny"}, "onion run: flags go before the prompt: onion run --model=tiny hi there;"},
+		{[]string{"what is", "-system", "be brief", "-responses"}, "onion run: flags go before the prompt: onion run -system 'be brief' -responses 'what is';"},
+	} {
+		s := oniontest.NewServer(t) // any request fails the test
+		got := cli{env: model(s.URL())}.onion(t, append([]string{"run"}, c.args...)...)
+		if got.code != 2 || !strings.HasPrefix(got.stderr, c.want) || got.stdout != "" {
+			t.Errorf("onion run %q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, got.code, got.stdout, got.stderr, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args   []string
+		prompt string
+	}{
+		{[]string{"-tools", "todo", "what", "does", "-race", "do?"}, "what does -race do?"},
+		{[]string{"-tools", "todo", "--", "explain", "-json"}, "explain -json"},
+	} {
+		s := oniontest.NewServer(t, oniontest.Text("Sure."))
+		got := cli{env: model(s.URL())}.onion(t, append([]string{"run"}, c.args...)...)
+		if got.code != 0 || got.stdout != "Sure.\n" {
+			t.Errorf("onion run %q: exit %d, stdout %q, stderr %q", c.args, got.code, got.stdout, got.stderr)
+			continue
+		}
+		if msgs := s.Requests()[0].Body.Messages; msgs[len(msgs)-1].Content != c.prompt {
+			t.Errorf("onion run %q: the model read %q, want %q", c.args, msgs[len(msgs)-1].Content, c.prompt)
+		}
+	}
+}
