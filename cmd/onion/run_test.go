@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/onionkit/onion"
@@ -339,5 +340,66 @@ func TestRunFlagAfterPrompt(t *testing.T) {
 		if msgs := s.Requests()[0].Body.Messages; msgs[len(msgs)-1].Content != c.prompt {
 			t.Errorf("onion run %q: the model read %q, want %q", c.args, msgs[len(msgs)-1].Content, c.prompt)
 		}
+	}
+}
+
+// TestApprovalTerminal answers an approval question n at a terminal, for
+// run and for call: the call is denied, the command does not run, and the
+// model (for run) reads the denial.
+func TestApprovalTerminal(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		steps []oniontest.Step
+		args  []string
+		after string // what the command writes after the denial
+		code  int
+	}{
+		{
+			name:  "Run",
+			steps: []oniontest.Step{oniontest.ToolCalls(oniontest.Call("run_command", `{"command":"touch made"}`)), oniontest.Text("I did not make it.")},
+			args:  []string{"run", "-tools", "shell", "Make a file"},
+			after: "I did not make it.",
+			code:  0,
+		},
+		{
+			name:  "Call",
+			args:  []string{"call", "-tools", "shell", "run_command", `{"command":"touch made"}`},
+			after: "onion call: run_command was not run: ",
+			code:  exitDenied,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := oniontest.NewServer(t, c.steps...)
+			dir := t.TempDir()
+			cmd := cli{env: model(s.URL()), dir: dir}.command(t, c.args...)
+			cmd.Stdin = nil
+			f, err := pty.Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			defer cmd.Process.Kill()
+			term := newTerminal(t, f)
+			term.expect(`The agent wants to run run_command (write) with {"command":"touch made"}`)
+			term.expect("Allow? [y/N] ")
+			term.typeLine("n")
+			term.expectNext("n\r\n")
+			if c.name == "Run" {
+				term.expect("← run_command denied in ")
+			}
+			term.expect(c.after)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != c.code {
+				t.Errorf("exit %d, want %d", code, c.code)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
+				t.Error("the denied command ran")
+			}
+			if c.name == "Run" {
+				if res := s.Requests()[1].ToolResults(); len(res) != 1 || res[0].Content != onion.DeniedText {
+					t.Errorf("the model read %+v, want the denial", res)
+				}
+			}
+		})
 	}
 }
