@@ -111,8 +111,7 @@ func (c *command) main(args []string) int {
 		return exitUsage
 	}
 	rest := fs.Args()
-	ended := len(rest) < len(args) && args[len(args)-len(rest)-1] == "--"
-	if c.operand != "" && !ended {
+	if c.operand != "" && !endedByDashes(fs, args[:len(args)-len(rest)]) {
 		if err := c.misplacedFlags(fs, rest); err != nil {
 			return fail(c.name, err)
 		}
@@ -145,6 +144,21 @@ func (c *command) misplacedFlags(fs *flag.FlagSet, rest []string) error {
 	}
 	return usageError{fmt.Errorf("flags go before %s: onion %s %s; to pass %s as written, not as a flag, end the flags with --: onion %s [flags] -- %s",
 		c.operand, c.name, shellJoin(append(flags, others...)), shellJoin(flags[:1]), c.name, shellJoin(rest))}
+}
+
+// endedByDashes reports whether the flags fs parsed from parsed, all of
+// them valid, end with a -- of their own rather than a flag's value "--"
+// (-system --).
+func endedByDashes(fs *flag.FlagSet, parsed []string) bool {
+	for i := 0; i < len(parsed); i++ {
+		if parsed[i] == "--" {
+			return true
+		}
+		if f, _ := namedFlag(fs, parsed[i]); f != nil && !isBoolFlag(f) && !strings.Contains(parsed[i], "=") {
+			i++ // its value
+		}
+	}
+	return false
 }
 
 // namedFlag reports whether arg is a flag of fs (-name, --name, -name=v),

@@ -317,6 +317,7 @@ func TestRunFlagAfterPrompt(t *testing.T) {
 		{[]string{"-tools", "todo", "hi", "-json"}, "onion run: flags go before the prompt: onion run -json hi; to pass -json as written, not as a flag, end the flags with --: onion run [flags] -- hi -json\n"},
 		{[]string{"hi", "there", "--model=tiny"}, "onion run: flags go before the prompt: onion run --model=tiny hi there;"},
 		{[]string{"what is", "-system", "be brief", "-responses"}, "onion run: flags go before the prompt: onion run -system 'be brief' -responses 'what is';"},
+		{[]string{"-system", "--", "hi", "-json"}, "onion run: flags go before the prompt: onion run -json hi;"}, // that -- is -system's value
 	} {
 		s := oniontest.NewServer(t) // any request fails the test
 		got := cli{env: model(s.URL())}.onion(t, append([]string{"run"}, c.args...)...)
