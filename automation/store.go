@@ -8,9 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/onionkit/onion/internal/atomicfile"
 )
 
 // This file is the in-process scheduler's store: one JSON file, read once
@@ -171,40 +172,8 @@ func saveStore(path string, active, ended []Automation) error {
 	if int64(len(b)) >= maxStore {
 		return fmt.Errorf("automation: save %s: %d bytes, over the limit of %d", path, len(b), maxStore)
 	}
-	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("automation: save %s: %w", path, err)
-	}
-	return nil
-}
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil { // so that the rename survives a crash
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/onionkit/onion/internal/atomicfile"
 )
 
 // Limits of a Memory: every value may be read back into the model's context.
@@ -281,42 +283,8 @@ func (m *Memory) save(data map[string]string) error {
 		return fmt.Errorf("memory: encode: %w", err)
 	}
 	b = append(b, '\n')
-	if err := writeFileAtomic(filepath.Dir(m.path), m.path, b); err != nil {
+	if err := atomicfile.Write(m.path, b, 0o600); err != nil {
 		return fmt.Errorf("memory: save %s: %w", m.path, err)
-	}
-	return nil
-}
-
-// writeFileAtomic replaces path with data through a synced temporary file in
-// dir, so readers see the old content or the new, never a mix.
-func writeFileAtomic(dir, path string, data []byte) (err error) {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Sync the directory so the rename itself survives a crash.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

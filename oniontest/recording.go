@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/onionkit/onion/internal/atomicfile"
 )
 
 // recordingFormat is the format field of a recording file: its version.
@@ -248,28 +250,11 @@ func scrub(b []byte, forms [][]byte) []byte {
 	return b
 }
 
-// writeFile writes b to path by way of a temporary file, so that a reader
-// never sees half a recording.
+// writeFile writes b to path whole (atomicfile.Write), making its
+// directory first.
 func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, b, 0o644)
 }

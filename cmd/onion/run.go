@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/atomicfile"
 )
 
 func runCommand() *command {
@@ -185,19 +185,7 @@ func saveHistory(conv *onion.Conversation, path string) error {
 	if err != nil {
 		return fmt.Errorf("encode the session: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".onion-session-*")
-	if err != nil {
-		return fmt.Errorf("save the session: %w", err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save the session: %w", err)
 	}
 	return nil
