@@ -429,6 +429,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 	if b.res.value {
 		t.result, t.resultHint = b.ft.Out(0), b.hint
 		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
+		t.resultEnc = newScalarEncoder(t.result)
 	}
 	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
 	frames := &b.frames

@@ -36,7 +36,10 @@ type Tool struct {
 	// flatResult is set when values of result cannot nest without bound,
 	// so encoding one needs no walk for its depth first.
 	flatResult bool
-	strict     bool // sent in strict form, by a Strict agent
+	// resultEnc writes result's JSON without encoding/json when result
+	// is a scalar or a struct of scalars (encode_scalar.go); nil otherwise.
+	resultEnc *scalarEncoder
+	strict    bool // sent in strict form, by a Strict agent
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.
@@ -242,6 +245,11 @@ func (t *Tool) Call(ctx context.Context, argsJSON string) (string, error) {
 	v, err := t.call(ctx, argsJSON)
 	if err != nil {
 		return "", err
+	}
+	if t.resultEnc != nil {
+		if text, ok := t.resultEnc.text(v); ok {
+			return text, nil
+		}
 	}
 	return textOf(v, t.flatResult)
 }
