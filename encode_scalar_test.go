@@ -56,7 +56,9 @@ func scalarValues(s string, i int64, u uint64, f float64, b bool) []any {
 	if b {
 		omitted = scalarOmitted{A: s, B: int(i)}
 	}
-	return []any{all, omitted, f, f32, i, int8(i), u, uint16(u), b, scalarNamed(s), struct{}{}}
+	// Whole numbers, which take a shorter way, around the edge of it too.
+	whole := []any{math.Trunc(f), math.Mod(math.Trunc(f), 1e15), math.Mod(math.Trunc(f), 1e16), float64(i % (1 << 53)), float32(i % (1 << 24))}
+	return append([]any{all, omitted, f, f32, i, int8(i), u, uint16(u), b, scalarNamed(s), struct{}{}}, whole...)
 }
 
 // FuzzScalarResultMatchesEncodingJSON is the differential test of the
@@ -76,6 +78,13 @@ func FuzzScalarResultMatchesEncodingJSON(f *testing.F) {
 	f.Add("nan", int64(1), uint64(1), math.NaN(), true)
 	f.Add("inf", int64(1), uint64(1), math.Inf(-1), true)
 	f.Add("big32", int64(1), uint64(1), 1e39, true)
+	f.Add("whole", int64(1), uint64(1), 199.0, true)
+	f.Add("whole-", int64(1), uint64(1), -123456789.0, true)
+	f.Add("whole32", int64(1), uint64(1), 123456789.0, true)
+	f.Add("edge", int64(1), uint64(1), 1e15-1, true)
+	f.Add("edge+", int64(1), uint64(1), 1e15, true)
+	f.Add("2^53", int64(1), uint64(1), 9007199254740993.0, true)
+	f.Add("-2^53", int64(1), uint64(1), -9007199254740992.0, true)
 	f.Fuzz(func(t *testing.T, s string, i int64, u uint64, x float64, b bool) {
 		for _, v := range scalarValues(s, i, u, x, b) {
 			e := newScalarEncoder(reflect.TypeOf(v))
