@@ -91,27 +91,13 @@ func newRecordedResponse(status int, header http.Header, body []byte) recordedRe
 	case !utf8.Valid(body):
 		rr.BodyBase64 = body
 	case strings.HasPrefix(header.Get("Content-Type"), "text/event-stream"):
-		rr.Events = splitEvents(string(body))
+		for _, e := range splitEvents(body) {
+			rr.Events = append(rr.Events, string(e))
+		}
 	default:
 		rr.Body = string(body)
 	}
 	return rr
-}
-
-// splitEvents cuts an event stream after each blank line; the last piece
-// may have none.
-func splitEvents(body string) []string {
-	var out []string
-	for len(body) > 0 {
-		i := strings.Index(body, "\n\n")
-		if i < 0 {
-			i = len(body)
-		} else {
-			i += 2
-		}
-		out, body = append(out, body[:i]), body[i:]
-	}
-	return out
 }
 
 // reply is the recorded reply, to be served as it came: each event of a

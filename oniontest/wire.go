@@ -205,18 +205,25 @@ func (r rawReply) reply() reply {
 	}
 	pieces := [][]byte{r.body}
 	if strings.HasPrefix(r.contentType, "text/event-stream") {
-		pieces = nil
-		for b := r.body; len(b) > 0; {
-			i := bytes.Index(b, []byte("\n\n"))
-			if i < 0 {
-				i = len(b)
-			} else {
-				i += 2
-			}
-			pieces, b = append(pieces, b[:i]), b[i:]
-		}
+		pieces = splitEvents(r.body)
 	}
 	return reply{status: r.status, header: h, pieces: pieces}
+}
+
+// splitEvents cuts an event stream after each blank line; the last piece
+// may have none.
+func splitEvents(b []byte) [][]byte {
+	var pieces [][]byte
+	for len(b) > 0 {
+		i := bytes.Index(b, []byte("\n\n"))
+		if i < 0 {
+			i = len(b)
+		} else {
+			i += 2
+		}
+		pieces, b = append(pieces, b[:i]), b[i:]
+	}
+	return pieces
 }
 
 // errorReply is an OpenAI-shaped error reply.
