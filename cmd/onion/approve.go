@@ -32,16 +32,20 @@ func newApprover(names string, lines *lineReader, st *status) *approver {
 	return a
 }
 
-// unknown returns the names -approve gave that are not tools of ts.
-func (a *approver) unknown(ts *onion.Toolset) []string {
-	var out []string
+// check fails, as a usage error, when -approve names a tool ts does not
+// have.
+func (a *approver) check(ts *onion.Toolset) error {
+	var unknown []string
 	for n := range a.allow {
 		if _, ok := ts.Get(n); !ok {
-			out = append(out, n)
+			unknown = append(unknown, n)
 		}
 	}
-	slices.Sort(out)
-	return out
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(ts.Names(), ", "))}
 }
 
 // approve is an onion approver. A question whose context ends is denied.

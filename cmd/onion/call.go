@@ -53,8 +53,8 @@ func callCommand() *command {
 			lines = newLineReader(os.Stdin)
 		}
 		ap := newApprover(approve, lines, st)
-		if unknown := ap.unknown(agent.Tools()); len(unknown) > 0 {
-			return fail(c.name, usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(agent.Tools().Names(), ", "))})
+		if err := ap.check(agent.Tools()); err != nil {
+			return fail(c.name, err)
 		}
 		call := onion.Call{ID: "call_onion", Name: tool.Name(), Intent: tool.Intent(), Arguments: rawArguments(args), Attempt: 1}
 		cfg := onion.CallConfig{Approver: ap.approve}

@@ -98,9 +98,9 @@ func startSession(ctx context.Context, src *sources, mf *modelFlags) (*session, 
 	if err != nil {
 		return nil, err
 	}
-	if unknown := ap.unknown(s.agent.Tools()); len(unknown) > 0 {
+	if err := ap.check(s.agent.Tools()); err != nil {
 		s.agent.Close()
-		return nil, usageError{fmt.Errorf("-approve names no tool %s: the tools are %s", strings.Join(unknown, ", "), strings.Join(s.agent.Tools().Names(), ", "))}
+		return nil, err
 	}
 	s.conv = s.agent.NewConversation()
 	if mf.session != "" {
