@@ -56,7 +56,7 @@ func viewOf(a Automation, now time.Time) view {
 		loc = time.UTC
 	}
 	if !a.Ended.IsZero() {
-		ended := a.Ended.In(loc).Format(time.RFC3339)
+		ended := show(a.Ended.In(loc))
 		if a.Canceled {
 			v.Status = fmt.Sprintf("this same call made it before, and it was canceled at %s: nothing was scheduled again", ended)
 		} else {
@@ -70,7 +70,7 @@ func viewOf(a Automation, now time.Time) view {
 	}
 	for _, t := range a.Fires(from, 3) {
 		t = t.In(loc)
-		v.NextRuns = append(v.NextRuns, t.Format(time.RFC3339)+" ("+t.Weekday().String()+")")
+		v.NextRuns = append(v.NextRuns, show(t)+" ("+t.Weekday().String()+")")
 	}
 	return v
 }
