@@ -168,6 +168,19 @@ type errorEvent struct {
 	} `json:"error"`
 }
 
+// streamEvent is one of the event structs above; its type names the
+// event in the stream's "event:" line.
+type streamEvent interface{ eventType() string }
+
+func (e responseEvent) eventType() string       { return e.Type }
+func (e itemEvent) eventType() string           { return e.Type }
+func (e partEvent) eventType() string           { return e.Type }
+func (e textDeltaEvent) eventType() string      { return e.Type }
+func (e textDoneEvent) eventType() string       { return e.Type }
+func (e argumentsDeltaEvent) eventType() string { return e.Type }
+func (e argumentsDoneEvent) eventType() string  { return e.Type }
+func (e errorEvent) eventType() string          { return e.Type }
+
 // responsesReply encodes a Text, ToolCalls or StreamError step as the
 // reply to Responses request number n.
 func responsesReply(n int, req Request, step Step) reply {
@@ -278,16 +291,11 @@ func (e *responsesEncoder) seq() int { return len(e.events) }
 
 // event appends ev, framed as OpenAI frames it: "event: <type>", then its
 // data.
-func (e *responsesEncoder) event(ev any) {
+func (e *responsesEncoder) event(ev streamEvent) {
 	if !e.stream {
 		return
 	}
-	data := marshal(ev)
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(data, &head) // every event struct starts with its type
-	e.events = append(e.events, append([]byte("event: "+head.Type+"\n"), sse(data)...))
+	e.events = append(e.events, append([]byte("event: "+ev.eventType()+"\n"), sse(marshal(ev))...))
 }
 
 func (e *responsesEncoder) reply() reply {
