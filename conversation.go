@@ -86,14 +86,8 @@ func (c *Conversation) Add(msgs []Message) error {
 	if last := msgs[len(msgs)-1]; last.Role == RoleAssistant {
 		answer = last.Content
 	}
-	c.add(c.agent.turn(msgs, msgs[0].Content, answer))
+	c.keep(runTurn{msgs: c.agent.turn(msgs, msgs[0].Content, answer)})
 	return nil
-}
-
-func (c *Conversation) add(turn []Message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.history = append(c.history, turn...)
 }
 
 // History returns a copy of the conversation so far, as onion's own
