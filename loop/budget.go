@@ -55,7 +55,7 @@ func (l *Loop) budget(st *State) (send bool) {
 	for i := len(st.Messages) - 1; i >= 0 && st.Messages[i].Role != RoleAssistant; i-- {
 		after += len(st.Messages[i].Content)
 	}
-	grow := last.CompletionTokens + (after+3)/4
+	grow := last.CompletionTokens + bytesTokens(after)
 	next := last.PromptTokens + grow + last.CompletionTokens
 	tools := st.Iteration+1 <= l.cfg.MaxIterations && len(l.cfg.Tools) > 0
 	if tools && !st.OverBudget && next+next+grow > left {

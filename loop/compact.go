@@ -113,8 +113,12 @@ func EstimateTokens(req *Request) int {
 	for _, t := range req.Tools {
 		n += 16 + len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
-	return (n + 3) / 4
+	return bytesTokens(n)
 }
+
+// bytesTokens is n bytes in tokens at four bytes a token, rounded up: the
+// one rate the loop estimates tokens at.
+func bytesTokens(n int) int { return (n + 3) / 4 }
 
 // messageBytes is what one message weighs in EstimateTokens. A message
 // with provider items is sent as those items, which hold its text.
@@ -209,7 +213,7 @@ func (l *Loop) compact(st *State, out []Effect) ([]Effect, bool) {
 		if m.Role != RoleTool || isNote(m.Content) {
 			continue
 		}
-		note := ToolResultNote(m.Name, st.scale((len(m.Content)+3)/4))
+		note := ToolResultNote(m.Name, st.scale(bytesTokens(len(m.Content))))
 		if len(note) >= len(m.Content) {
 			continue
 		}
