@@ -2,7 +2,6 @@ package onion
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -62,15 +61,10 @@ func (s *AnswerSpec) Problems(text string) ([]string, error) {
 	if text == "" {
 		return []string{errEmptyAnswer}, nil
 	}
-	err = ps.explain("answer", text, nil)
-	var ae *ArgumentError
-	switch {
-	case err == nil:
-		return nil, nil
-	case errors.As(err, &ae):
-		return ae.Problems, nil
+	if err := ps.explain("answer", text, nil); err != nil {
+		return problemsOf(err), nil
 	}
-	return []string{err.Error()}, nil
+	return nil, nil
 }
 
 // DecodeAnswer decodes text, a final answer such as the Output of a run

@@ -269,11 +269,17 @@ func (at *answerType) decode(text string) (reflect.Value, []string) {
 	if err == nil {
 		return v.Elem(), nil
 	}
+	return reflect.Value{}, problemsOf(err)
+}
+
+// problemsOf is what err says is wrong with an answer, one line each: an
+// *ArgumentError's problems, or err's text as the one problem.
+func problemsOf(err error) []string {
 	var ae *ArgumentError
 	if errors.As(err, &ae) {
-		return reflect.Value{}, ae.Problems
+		return ae.Problems
 	}
-	return reflect.Value{}, []string{err.Error()}
+	return []string{err.Error()}
 }
 
 // errEmptyAnswer is the problem of an answer with no text.
