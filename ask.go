@@ -127,10 +127,7 @@ type AnswerError struct {
 func (e *AnswerError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "onion: the answer does not fit %s:", e.Type)
-	for _, p := range e.Problems {
-		b.WriteString("\n- ")
-		b.WriteString(p)
-	}
+	writeProblems(&b, e.Problems)
 	return b.String()
 }
 

@@ -324,15 +324,21 @@ type ArgumentError struct {
 func (e *ArgumentError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "invalid arguments for tool %q:", e.Tool)
-	for _, p := range e.Problems {
-		b.WriteString("\n- ")
-		b.WriteString(p)
-	}
+	writeProblems(&b, e.Problems)
 	if e.Params != "" {
 		b.WriteString("\nparameters: ")
 		b.WriteString(e.Params)
 	}
 	return b.String()
+}
+
+// writeProblems writes problems to b, each on a line of its own after
+// "- ", as ArgumentError and AnswerError list them.
+func writeProblems(b *strings.Builder, problems []string) {
+	for _, p := range problems {
+		b.WriteString("\n- ")
+		b.WriteString(p)
+	}
 }
 
 // ErrInvalidArguments matches every *ArgumentError with errors.Is.
