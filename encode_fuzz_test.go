@@ -250,7 +250,7 @@ func FuzzResultText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, choices []byte, s string, x float64, i int64) {
 		g := &fuzzValues{choices: choices, s: s, f: x, i: i}
 		v := g.value(0)
-		got, gotErr := resultText(v)
+		got, gotErr := textOf(v, false)
 		var want []byte
 		var wantErr error
 		switch r := v.(type) {

@@ -302,7 +302,7 @@ func BenchmarkResultText(b *testing.B) {
 		b.Run(c.name+"/onion", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				text, err := resultText(c.v)
+				text, err := textOf(c.v, false)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -277,11 +277,9 @@ func (t *Tool) call(ctx context.Context, args string) (v any, err error) {
 	return t.invoke(ctx, args)
 }
 
-// resultText is the text the model reads for a tool's Go result: a string
-// as it is, anything else as JSON.
-func resultText(v any) (string, error) { return textOf(v, false) }
-
-// textOf is resultText; flat says that v cannot nest without bound.
+// textOf is the text the model reads for a tool's Go result: a string as
+// it is, anything else as JSON; flat says that v cannot nest without
+// bound.
 func textOf(v any, flat bool) (string, error) {
 	switch r := v.(type) {
 	case nil:
