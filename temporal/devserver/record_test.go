@@ -61,19 +61,7 @@ func tenRounds(t *testing.T, id string, opts ...temporal.StartOption) (client.Cl
 	}
 	steps = append(steps, oniontest.Text("Counted ten times."))
 	_, model, c := crashSetup(t, steps...)
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return tool + " done", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, id, agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	serveAgent(t, c, model, id, func(ctx context.Context, tool string) (string, error) { return tool + " done", nil })
 	ctx := context.Background()
 	run, err := temporal.Start(ctx, c, id, testagent.Name, "Count A1 ten times", append(opts, temporal.WorkflowID(id))...)
 	if err != nil {
