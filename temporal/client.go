@@ -22,14 +22,9 @@ import (
 // if any, is the parent of the run's spans, on whichever worker they are
 // made.
 func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string, opts ...StartOption) (client.WorkflowRun, error) {
-	cfg := startConfig{settings: defaultSettings()}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o.applyStart(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStartConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	id := cfg.workflowID
 	if id == "" {

@@ -81,14 +81,9 @@ func NewScheduler(c client.Client, taskQueue string, opts SchedulerOptions) (*Sc
 	if c == nil || taskQueue == "" {
 		return nil, errors.New("temporal.NewScheduler: give a client and a task queue")
 	}
-	cfg := startConfig{settings: defaultSettings()}
-	for _, o := range opts.Run {
-		if o == nil {
-			continue
-		}
-		if err := o.applyStart(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStartConfig(opts.Run)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.workflowID != "" || cfg.history != nil {
 		return nil, errors.New("temporal.NewScheduler: WorkflowID and History do not apply to automations: each fire is a new run")
