@@ -200,12 +200,11 @@ func (s *Scheduler) List(ctx context.Context) ([]automation.Automation, error) {
 // on.
 func (s *Scheduler) Cancel(ctx context.Context, id string) error {
 	if !strings.HasPrefix(id, SchedulePrefix) {
-		return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+		return notFound(id)
 	}
 	err := s.c.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+	if isNotFound(err) {
+		return notFound(id)
 	}
 	if err != nil {
 		return fmt.Errorf("temporal: delete schedule %s: %w", id, err)
@@ -236,9 +235,8 @@ func (s *Scheduler) ids(ctx context.Context) ([]string, error) {
 // with the server's count of runs and next fire.
 func (s *Scheduler) describe(ctx context.Context, id string) (automation.Automation, error) {
 	d, err := s.c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return automation.Automation{}, fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+	if isNotFound(err) {
+		return automation.Automation{}, notFound(id)
 	}
 	if err != nil {
 		return automation.Automation{}, fmt.Errorf("temporal: describe schedule %s: %w", id, err)
@@ -255,6 +253,18 @@ func (s *Scheduler) describe(ctx context.Context, id string) (automation.Automat
 		a.Next = d.Info.NextActionTimes[0]
 	}
 	return a, nil
+}
+
+// notFound is the error of an automation id that has no schedule.
+func notFound(id string) error {
+	return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+}
+
+// isNotFound reports whether err is the server's answer for a schedule
+// that does not exist.
+func isNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
 }
 
 func memoAutomation(m *commonpb.Memo) (automation.Automation, error) {
