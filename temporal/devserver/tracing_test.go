@@ -97,21 +97,10 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	var toolSpan trace.SpanContext
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) {
+	agent := serveAgent(t, c, model, "traced", func(ctx context.Context, tool string) (string, error) {
 		toolSpan = trace.SpanContextFromContext(ctx)
 		return tool + " done", nil
-	}, onion.BaseURL(model.URL()), onion.APIKey("test"), telemetry.Option(telemetry.TracerProvider(tp)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "traced", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	}, telemetry.Option(telemetry.TracerProvider(tp)))
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
