@@ -29,16 +29,7 @@ func saveHistory(t *testing.T, c client.Client, id, name string) {
 	if !*record {
 		return
 	}
-	h := &historypb.History{}
-	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
-	b, err := temporalproto.CustomJSONMarshalOptions{Indent: " "}.Marshal(h)
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: " "}.Marshal(fetchHistory(context.Background(), t, c, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +40,21 @@ func saveHistory(t *testing.T, c client.Client, id, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name+".json"), append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fetchHistory is the whole history of the run id, as it is now.
+func fetchHistory(ctx context.Context, t *testing.T, c client.Client, id string) *historypb.History {
+	t.Helper()
+	h := &historypb.History{}
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	return h
 }
 
 // tenRounds runs ten rounds of tool calls (a read and a write each) with

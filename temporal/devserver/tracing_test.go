@@ -15,8 +15,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
@@ -150,15 +148,7 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 	}
 
 	// And so does a replayer given the run's history.
-	h := &historypb.History{}
-	it := c.GetWorkflowHistory(ctx, res.RunID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
+	h := fetchHistory(ctx, t, c, res.RunID)
 	r, err := temporal.NewReplayer(agent)
 	if err != nil {
 		t.Fatal(err)
