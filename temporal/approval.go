@@ -149,15 +149,7 @@ func (r *wrun) approve(ctx workflow.Context, c loop.Call) loop.Input {
 // Pending returns the calls of the run workflowID that wait for approval,
 // in the order they began to wait.
 func Pending(ctx context.Context, c client.Client, workflowID string) ([]onion.Call, error) {
-	v, err := c.QueryWorkflow(ctx, workflowID, "", pendingQuery)
-	if err != nil {
-		return nil, fmt.Errorf("temporal: pending calls of %s: %w", workflowID, err)
-	}
-	var calls []onion.Call
-	if err := v.Get(&calls); err != nil {
-		return nil, fmt.Errorf("temporal: pending calls of %s: %w", workflowID, err)
-	}
-	return calls, nil
+	return query[[]onion.Call](ctx, c, workflowID, pendingQuery, "pending calls")
 }
 
 // Approve answers the call callID (the ID of a call Pending returned) of

@@ -40,13 +40,7 @@ const (
 // typedInput is the input Start sends for prompt with Answer[T]().
 func typedInput[T any](t *testing.T, prompt string, opts ...StartOption) runInput {
 	t.Helper()
-	in := input(prompt, opts...)
-	var cfg startConfig
-	if err := Answer[T]().applyStart(&cfg); err != nil {
-		t.Fatal(err)
-	}
-	in.Answer = cfg.answer
-	return in
+	return input(prompt, append(slices.Clip(opts), Answer[T]())...)
 }
 
 // envRun is a finished test workflow as a client.WorkflowRun, for

@@ -22,14 +22,9 @@ import (
 // if any, is the parent of the run's spans, on whichever worker they are
 // made.
 func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string, opts ...StartOption) (client.WorkflowRun, error) {
-	cfg := startConfig{settings: defaultSettings()}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o.applyStart(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStartConfig(opts)
+	if err != nil {
+		return nil, err
 	}
 	id := cfg.workflowID
 	if id == "" {
@@ -76,13 +71,20 @@ func Run(ctx context.Context, c client.Client, taskQueue, agent, prompt string) 
 // Conversation returns the conversation of the run workflowID so far, or
 // as it ended: pass it to History to continue it in a new run.
 func Conversation(ctx context.Context, c client.Client, workflowID string) ([]onion.Message, error) {
-	v, err := c.QueryWorkflow(ctx, workflowID, "", conversationQuery)
+	return query[[]onion.Message](ctx, c, workflowID, conversationQuery, "conversation")
+}
+
+// query sends the query name to the run workflowID and decodes its answer
+// into a T; what names the answer in errors.
+func query[T any](ctx context.Context, c client.Client, workflowID, name, what string) (T, error) {
+	var zero T
+	enc, err := c.QueryWorkflow(ctx, workflowID, "", name)
 	if err != nil {
-		return nil, fmt.Errorf("temporal: conversation of %s: %w", workflowID, err)
+		return zero, fmt.Errorf("temporal: %s of %s: %w", what, workflowID, err)
 	}
-	var msgs []onion.Message
-	if err := v.Get(&msgs); err != nil {
-		return nil, fmt.Errorf("temporal: conversation of %s: %w", workflowID, err)
+	var v T
+	if err := enc.Get(&v); err != nil {
+		return zero, fmt.Errorf("temporal: %s of %s: %w", what, workflowID, err)
 	}
-	return msgs, nil
+	return v, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/loop"
-	"github.com/onionkit/onion/temporal/internal/testagent"
 )
 
 // recorder counts the hooks called, by name, and keeps what they saw.
@@ -239,20 +237,9 @@ func TestActivitiesLogWithTheAgentsLogger(t *testing.T) {
 // TestReplayCallsNoHook: replaying recorded histories (which hold tool
 // calls, approvals and finished runs) calls none of the agent's hooks.
 func TestReplayCallsNoHook(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded histories: %v", err)
-	}
+	files := recordedHistories(t)
 	var rec recorder
-	agent, err := testagent.New(func(context.Context, string) (string, error) {
-		return "", errors.New("a replay runs no tool")
-	}, onion.WithModel(onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
-		return nil, errors.New("a replay asks no model")
-	})), rec.hooks())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := newRuntime([]*onion.Agent{agent})
+	rt, err := newRuntime([]*onion.Agent{replayAgent(t, rec.hooks())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,21 @@ type settings struct {
 	HistoryBytes     int           `json:"history_bytes"`
 }
 
+// newStartConfig is what opts configure, from the default settings; a nil
+// option is skipped.
+func newStartConfig(opts []StartOption) (startConfig, error) {
+	cfg := startConfig{settings: defaultSettings()}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyStart(&cfg); err != nil {
+			return startConfig{}, err
+		}
+	}
+	return cfg, nil
+}
+
 func defaultSettings() settings {
 	return settings{
 		HeartbeatTimeout: 30 * time.Second,

@@ -81,14 +81,9 @@ func NewScheduler(c client.Client, taskQueue string, opts SchedulerOptions) (*Sc
 	if c == nil || taskQueue == "" {
 		return nil, errors.New("temporal.NewScheduler: give a client and a task queue")
 	}
-	cfg := startConfig{settings: defaultSettings()}
-	for _, o := range opts.Run {
-		if o == nil {
-			continue
-		}
-		if err := o.applyStart(&cfg); err != nil {
-			return nil, err
-		}
+	cfg, err := newStartConfig(opts.Run)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.workflowID != "" || cfg.history != nil {
 		return nil, errors.New("temporal.NewScheduler: WorkflowID and History do not apply to automations: each fire is a new run")
@@ -205,12 +200,11 @@ func (s *Scheduler) List(ctx context.Context) ([]automation.Automation, error) {
 // on.
 func (s *Scheduler) Cancel(ctx context.Context, id string) error {
 	if !strings.HasPrefix(id, SchedulePrefix) {
-		return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+		return notFound(id)
 	}
 	err := s.c.ScheduleClient().GetHandle(ctx, id).Delete(ctx)
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+	if isNotFound(err) {
+		return notFound(id)
 	}
 	if err != nil {
 		return fmt.Errorf("temporal: delete schedule %s: %w", id, err)
@@ -241,9 +235,8 @@ func (s *Scheduler) ids(ctx context.Context) ([]string, error) {
 // with the server's count of runs and next fire.
 func (s *Scheduler) describe(ctx context.Context, id string) (automation.Automation, error) {
 	d, err := s.c.ScheduleClient().GetHandle(ctx, id).Describe(ctx)
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return automation.Automation{}, fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+	if isNotFound(err) {
+		return automation.Automation{}, notFound(id)
 	}
 	if err != nil {
 		return automation.Automation{}, fmt.Errorf("temporal: describe schedule %s: %w", id, err)
@@ -260,6 +253,18 @@ func (s *Scheduler) describe(ctx context.Context, id string) (automation.Automat
 		a.Next = d.Info.NextActionTimes[0]
 	}
 	return a, nil
+}
+
+// notFound is the error of an automation id that has no schedule.
+func notFound(id string) error {
+	return fmt.Errorf("temporal: %w with id %q", automation.ErrNotFound, id)
+}
+
+// isNotFound reports whether err is the server's answer for a schedule
+// that does not exist.
+func isNotFound(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
 }
 
 func memoAutomation(m *commonpb.Memo) (automation.Automation, error) {

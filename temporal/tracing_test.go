@@ -3,7 +3,6 @@ package temporal
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/telemetry"
-	"github.com/onionkit/onion/temporal/internal/testagent"
 )
 
 // spanRecorder is a tracer provider that keeps the spans ended.
@@ -156,19 +154,9 @@ func TestDurableRunIsTracedAcrossActivities(t *testing.T) {
 // an agent that traces: a replay starts no span, and runs recorded before
 // the trace context was in the headers replay as before.
 func TestReplayOfRecordedHistoriesStartsNoSpan(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded histories: %v", err)
-	}
+	files := recordedHistories(t)
 	tp, rec := spanRecorder(t)
-	agent, err := testagent.New(func(context.Context, string) (string, error) {
-		return "", errors.New("a replay runs no tool")
-	}, onion.WithModel(onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
-		return nil, errors.New("a replay asks no model")
-	})), telemetry.Option(telemetry.TracerProvider(tp)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	agent := replayAgent(t, telemetry.Option(telemetry.TracerProvider(tp)))
 	for _, f := range files {
 		r, err := NewReplayer(agent)
 		if err != nil {

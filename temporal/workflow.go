@@ -61,14 +61,14 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	r := &wrun{rt: rt, agent: a, lp: a.Loop(), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
 		spans: spans{in: a.Instrument()}}
 	var effects []loop.Effect
-	if in.State != nil {
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	switch {
+	case in.State != nil:
 		r.st = in.State
 		effects = r.lp.Pending(r.st)
-	} else if in.Answer != nil {
-		id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	case in.Answer != nil:
 		r.st, effects = r.lp.StartWithFormat(id, seed(id), in.History, in.Prompt, in.Answer.Format)
-	} else {
-		id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	default:
 		r.st, effects = r.lp.Start(id, seed(id), in.History, in.Prompt)
 	}
 	if err := r.handle(ctx); err != nil {

@@ -104,14 +104,13 @@ func newAgent(t *testing.T, m onion.LanguageModel, items ...any) *onion.Agent {
 	return a
 }
 
+// input is the input Start sends for prompt with opts.
 func input(prompt string, opts ...StartOption) runInput {
-	cfg := startConfig{settings: defaultSettings()}
-	for _, o := range opts {
-		if err := o.applyStart(&cfg); err != nil {
-			panic(err)
-		}
+	cfg, err := newStartConfig(opts)
+	if err != nil {
+		panic(err)
 	}
-	return runInput{Agent: "shop", Prompt: prompt, History: cfg.history, Settings: cfg.settings}
+	return runInput{Agent: "shop", Prompt: prompt, History: cfg.history, Settings: cfg.settings, Answer: cfg.answer}
 }
 
 // result runs the workflow to its end and returns its result.

@@ -39,19 +39,7 @@ func TestAskOnServer(t *testing.T) {
 		oniontest.Text(`{"sku":"A1","count":-3,"level":"some"}`),
 		oniontest.Text(`{"sku":"A1","count":3,"level":"low"}`),
 		oniontest.Text(`It is low.`), oniontest.Text(`Still low.`))
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "ask", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	serveAgent(t, c, model, "ask", func(ctx context.Context, tool string) (string, error) { return "3", nil })
 
 	ctx := context.Background()
 	s, res, err := temporal.Ask[Stock](ctx, c, "ask", testagent.Name, "How many A1?", temporal.WorkflowID("ask-1"))
@@ -112,19 +100,7 @@ func TestAskInOnServer(t *testing.T) {
 	_, model, c := crashSetup(t,
 		oniontest.Text(`{"sku":"A1","count":3,"level":"low"}`),
 		oniontest.Text(`plenty`), oniontest.Text(`plenty!`))
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "askin", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	agent := serveAgent(t, c, model, "askin", func(ctx context.Context, tool string) (string, error) { return "3", nil })
 
 	ctx := context.Background()
 	conv := agent.NewConversation()

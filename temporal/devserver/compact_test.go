@@ -9,7 +9,6 @@ import (
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/onionkit/onion/temporal"
-	"github.com/onionkit/onion/temporal/internal/testagent"
 )
 
 // TestRunInCompacted: a durable run whose compaction summarized the
@@ -17,19 +16,7 @@ import (
 // next run of that conversation sends the summary.
 func TestRunInCompacted(t *testing.T) {
 	_, model, c := crashSetup(t, oniontest.Text("they talked at length"), oniontest.Text("3 of A1."), oniontest.Text("Still 3."))
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"), onion.CompactAfter(1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "compact", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	agent := serveAgent(t, c, model, "compact", func(ctx context.Context, tool string) (string, error) { return "3", nil }, onion.CompactAfter(1000))
 
 	ctx := context.Background()
 	conv := agent.NewConversation()

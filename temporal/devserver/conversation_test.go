@@ -4,10 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/onionkit/onion/temporal"
-	"github.com/onionkit/onion/temporal/internal/testagent"
 )
 
 // TestConversationAcrossDurableRuns: two durable runs in one
@@ -18,19 +16,7 @@ func TestConversationAcrossDurableRuns(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`)), oniontest.Text("3 of A1."),
 		oniontest.Text("Yes, 3."),
 		oniontest.Text("Still 3."))
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return "3", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "conv", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	agent := serveAgent(t, c, model, "conv", func(ctx context.Context, tool string) (string, error) { return "3", nil })
 
 	ctx := context.Background()
 	conv := agent.NewConversation()

@@ -234,6 +234,26 @@ func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *onio
 	return srv, model, c
 }
 
+// serveAgent starts a worker on queue serving testagent, whose tools do
+// what on says, with model as its model and opts after it; the worker
+// stops when the test ends.
+func serveAgent(t *testing.T, c client.Client, model *oniontest.Server, queue string, on testagent.On, opts ...onion.Option) *onion.Agent {
+	t.Helper()
+	agent, err := testagent.New(on, append([]onion.Option{onion.BaseURL(model.URL()), onion.APIKey("test")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := temporal.NewWorker(c, queue, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return agent
+}
+
 // resumed is a model step that notes when the run's next request came.
 func resumed(at *time.Time, step oniontest.Step) oniontest.Step {
 	return oniontest.Func(func(oniontest.Request) oniontest.Step {

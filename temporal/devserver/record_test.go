@@ -29,16 +29,7 @@ func saveHistory(t *testing.T, c client.Client, id, name string) {
 	if !*record {
 		return
 	}
-	h := &historypb.History{}
-	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
-	b, err := temporalproto.CustomJSONMarshalOptions{Indent: " "}.Marshal(h)
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: " "}.Marshal(fetchHistory(context.Background(), t, c, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +42,21 @@ func saveHistory(t *testing.T, c client.Client, id, name string) {
 	}
 }
 
+// fetchHistory is the whole history of the run id, as it is now.
+func fetchHistory(ctx context.Context, t *testing.T, c client.Client, id string) *historypb.History {
+	t.Helper()
+	h := &historypb.History{}
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	return h
+}
+
 // tenRounds runs ten rounds of tool calls (a read and a write each) with
 // opts and returns the result.
 func tenRounds(t *testing.T, id string, opts ...temporal.StartOption) (client.Client, *onion.Result) {
@@ -61,19 +67,7 @@ func tenRounds(t *testing.T, id string, opts ...temporal.StartOption) (client.Cl
 	}
 	steps = append(steps, oniontest.Text("Counted ten times."))
 	_, model, c := crashSetup(t, steps...)
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) { return tool + " done", nil },
-		onion.BaseURL(model.URL()), onion.APIKey("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, id, agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
+	serveAgent(t, c, model, id, func(ctx context.Context, tool string) (string, error) { return tool + " done", nil })
 	ctx := context.Background()
 	run, err := temporal.Start(ctx, c, id, testagent.Name, "Count A1 ten times", append(opts, temporal.WorkflowID(id))...)
 	if err != nil {

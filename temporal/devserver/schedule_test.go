@@ -15,7 +15,6 @@ import (
 	"github.com/onionkit/onion/automation"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/onionkit/onion/temporal"
-	"github.com/onionkit/onion/temporal/devserver"
 )
 
 // TestScheduleFiresDurableRun makes an automation on the embedded server,
@@ -24,21 +23,7 @@ import (
 func TestScheduleFiresDurableRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := devserver.Start(ctx, devserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	model := oniontest.NewServer(t, oniontest.Text("Sales are up 4% on last week."))
+	_, model, c := crashSetup(t, oniontest.Text("Sales are up 4% on last week."))
 	done := make(chan *onion.Result, 1)
 	agent, err := onion.NewAgent("reporter", onion.BaseURL(model.URL()), onion.APIKey("test"),
 		onion.Hooks{OnComplete: func(_ context.Context, r *onion.Result) { done <- r }})

@@ -15,8 +15,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
@@ -97,21 +95,10 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	var toolSpan trace.SpanContext
-	agent, err := testagent.New(func(ctx context.Context, tool string) (string, error) {
+	agent := serveAgent(t, c, model, "traced", func(ctx context.Context, tool string) (string, error) {
 		toolSpan = trace.SpanContextFromContext(ctx)
 		return tool + " done", nil
-	}, onion.BaseURL(model.URL()), onion.APIKey("test"), telemetry.Option(telemetry.TracerProvider(tp)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := temporal.NewWorker(c, "traced", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	}, telemetry.Option(telemetry.TracerProvider(tp)))
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -161,15 +148,7 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 	}
 
 	// And so does a replayer given the run's history.
-	h := &historypb.History{}
-	it := c.GetWorkflowHistory(ctx, res.RunID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, e)
-	}
+	h := fetchHistory(ctx, t, c, res.RunID)
 	r, err := temporal.NewReplayer(agent)
 	if err != nil {
 		t.Fatal(err)
