@@ -41,8 +41,8 @@ type SchedulerOptions struct {
 	// later than that are skipped, never caught up.
 	CatchupWindow time.Duration
 	// Run configures the durable run of each fire, as Start's options do
-	// (ApprovalTimeout, ModelRetries…); WorkflowID and History do not
-	// apply.
+	// (ApprovalTimeout, ModelRetries…); WorkflowID, History and Answer do
+	// not apply, and NewScheduler refuses them.
 	Run []StartOption
 }
 
@@ -87,6 +87,9 @@ func NewScheduler(c client.Client, taskQueue string, opts SchedulerOptions) (*Sc
 	}
 	if cfg.workflowID != "" || cfg.history != nil {
 		return nil, errors.New("temporal.NewScheduler: WorkflowID and History do not apply to automations: each fire is a new run")
+	}
+	if cfg.answer != nil {
+		return nil, errors.New("temporal.NewScheduler: Answer does not apply to automations: a fire's answer goes to the program as text, and no caller waits to decode it")
 	}
 	catchup := cmp.Or(opts.CatchupWindow, time.Minute)
 	if catchup < 10*time.Second {

@@ -75,6 +75,12 @@ func TestNewSchedulerRefusesRunIdentity(t *testing.T) {
 			t.Errorf("%v", err)
 		}
 	}
+	type verdict struct {
+		OK bool `json:"ok"`
+	}
+	if _, err := NewScheduler(fakeClient{}, "q", SchedulerOptions{Run: []StartOption{Answer[verdict]()}}); err == nil || !strings.Contains(err.Error(), "Answer does not apply") {
+		t.Errorf("Answer in a scheduler's run options: err = %v, want it refused rather than dropped", err)
+	}
 	if _, err := NewScheduler(fakeClient{}, "q", SchedulerOptions{CatchupWindow: time.Second}); err == nil {
 		t.Error("a catch-up window of 1s was taken")
 	}
