@@ -23,6 +23,7 @@ import (
 // newAgent starts an agent on s with fast retries.
 func newAgent(t *testing.T, s *oniontest.Server, items ...any) *onion.Agent {
 	t.Helper()
+	noteScripted(t)
 	items = append(append([]any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.Model("test-model"),
 		onion.RetryBackoff(time.Millisecond, 5*time.Millisecond)}, wire...), items...)
 	a, err := onion.NewAgent("test", items...)
