@@ -2,9 +2,11 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion/mcp/internal/mcptest"
@@ -68,6 +70,68 @@ func TestErrorsSayMcpserverOnce(t *testing.T) {
 		}
 		if err := mcpserver.ServeStdio(context.Background(), items...); err == nil || strings.Count(err.Error(), "mcpserver:") != 1 {
 			t.Errorf("ServeStdio(%v): %v", items, err)
+		}
+	}
+}
+
+// waiter's Wait says when its call starts and when the call's context
+// ends; release lets a call that was not canceled go.
+type waiter struct{ started, ended, release chan struct{} }
+
+// Wait waits until the call is canceled.
+//
+//onion:intent read
+func (w *waiter) Wait(ctx context.Context) error {
+	close(w.started)
+	select {
+	case <-ctx.Done():
+		close(w.ended)
+		return ctx.Err()
+	case <-w.release:
+		return nil
+	}
+}
+
+// TestHandlerCancelsWhenTheClientGoes: on the newest protocol a client
+// that closes its request's stream has canceled the call ("MUST treat a
+// client disconnect as cancellation"), so the tool's context ends, with
+// the default options and stateless ones.
+func TestHandlerCancelsWhenTheClientGoes(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		for _, version := range mcp.SupportedProtocolVersions() {
+			if version < "2026-07-28" {
+				continue
+			}
+			t.Run(fmt.Sprintf("stateless=%v/%s", stateless, version), func(t *testing.T) {
+				w := &waiter{started: make(chan struct{}), ended: make(chan struct{}), release: make(chan struct{})}
+				h, err := mcpserver.Handler(w, mcpserver.HTTPOptions(&mcp.StreamableHTTPOptions{Stateless: stateless}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs := httptest.NewServer(h)
+				defer hs.Close()
+				defer close(w.release) // before hs.Close, which waits for the call
+				client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+				cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() {
+					_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+					done <- err
+				}()
+				<-w.started
+				cancel()
+				<-done
+				select {
+				case <-w.ended:
+				case <-time.After(10 * time.Second):
+					t.Error("the tool's context did not end within 10s of the client closing its stream")
+				}
+			})
 		}
 	}
 }

@@ -47,17 +47,22 @@ func serveLines(ctx context.Context, in io.Reader, out io.Writer, items []any) e
 //
 // Every protocol version the SDK speaks is served: the older ones with a
 // session per client, the newest (2026-07-28), which has no sessions,
-// statelessly, as the SDK serves it only so.
+// statelessly, as the SDK serves it only so. On the newest protocol a
+// client that closes its request's stream cancels the call, as the
+// protocol requires, whatever HTTPOptions says.
 func Handler(items ...any) (http.Handler, error) {
 	s, cfg, err := build(items)
 	if err != nil {
 		return nil, err
 	}
 	serve := func(*http.Request) *mcp.Server { return s }
-	opts := cfg.http
-	if opts == nil {
-		opts = &mcp.StreamableHTTPOptions{}
+	opts := &mcp.StreamableHTTPOptions{}
+	if cfg.http != nil {
+		*opts = *cfg.http
 	}
+	// On the newest protocol a client that closes its request's stream has
+	// canceled the request: the tool's context must end with it.
+	opts.PropagateRequestCancellation = true
 	if opts.Stateless {
 		return mcp.NewStreamableHTTPHandler(serve, opts), nil
 	}
