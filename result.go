@@ -26,6 +26,10 @@ const (
 	// token budget (see TokenBudget), and the model answered, without
 	// tools, from what it had gathered.
 	StopBudget = loop.StopBudget
+	// StopLength: the model's last reply was cut by its output token limit,
+	// so Output is the cut text, not a whole answer. Raise the model's
+	// output limit or ask for less.
+	StopLength = loop.StopLength
 )
 
 // Outcome is how one tool call ended.
@@ -40,7 +44,8 @@ const (
 	// Denied: the call needed approval and did not get it; it did not run.
 	Denied = loop.Denied
 	// Skipped: the call did not run, because an earlier write of the same
-	// response did not succeed or because the run stopped first.
+	// response did not succeed, because the run stopped first, or because
+	// the reply that asked for it was cut by the output token limit.
 	Skipped = loop.Skipped
 	// OutcomeUnknown: a write or delete started and was cut (timeout,
 	// cancellation, panic), so nobody knows whether it took effect.

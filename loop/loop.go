@@ -311,6 +311,8 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 		st.Result.Output = msg.Content
 		reason := StopNatural
 		switch {
+		case r.Cut():
+			reason = StopLength
 		case st.OverBudget:
 			reason = StopBudget
 		case !withTools && len(l.cfg.Tools) > 0:
@@ -340,13 +342,18 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 		c := &st.Calls[i]
 		*c = Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments, Iteration: st.Iteration}
 		t, ok := l.byName[tc.Name]
-		if !ok {
+		if ok {
+			c.Intent = l.cfg.Tools[t].Intent
+		}
+		switch {
+		case r.Cut():
+			c.Outcome, c.Output = Skipped, Cap(cutReplyText, l.cfg.MaxOutput)
+			out = append(out, Effect{Kind: Emit, Event: EventToolFinished, Call: *c})
+		case !ok:
 			c.Outcome, c.Error = Failed, "unknown tool"
 			c.Output = Cap(unknownToolText(tc.Name, l.names), l.cfg.MaxOutput)
 			out = append(out, Effect{Kind: Emit, Event: EventToolFinished, Call: *c})
-			continue
 		}
-		c.Intent = l.cfg.Tools[t].Intent
 	}
 	st.Messages = append(st.Messages, msg)
 	st.Phase = AwaitingCalls

@@ -112,6 +112,14 @@ type Response struct {
 	Usage Usage `json:"usage"`
 }
 
+// Cut reports whether the reply was cut by the model's output token limit
+// (Chat Completions' finish_reason "length", the Responses API's
+// incomplete reason "max_output_tokens"): its text may stop mid-sentence
+// and its last tool call mid-arguments.
+func (r *Response) Cut() bool {
+	return r.FinishReason == "length" || r.FinishReason == "max_output_tokens"
+}
+
 // Usage counts tokens: of one response, or summed over a run.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`     // tokens sent

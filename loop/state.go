@@ -32,7 +32,9 @@ const (
 	// Denied: the call needed approval and did not get it; it did not run.
 	Denied Outcome = "denied"
 	// Skipped: the call did not run, because an earlier write of the same
-	// response did not succeed or because the run stopped first.
+	// response did not succeed, because the run stopped first, or because
+	// the reply that asked for it was cut by the output token limit (its
+	// arguments may be cut too).
 	Skipped Outcome = "skipped"
 	// OutcomeUnknown: a write or delete started and was cut (timeout,
 	// cancellation, panic, a lost worker), so nobody knows whether it took
@@ -59,6 +61,11 @@ const (
 	// token budget, and the model answered, without tools, from what it
 	// had gathered (or the budget left no room even for that).
 	StopBudget StopReason = "budget"
+	// StopLength: the model's last reply was cut by its output token
+	// limit (Chat Completions' finish_reason "length", the Responses API's
+	// incomplete max_output_tokens), so Output is the cut text, not a whole
+	// answer. Raise the model's output limit or ask for less.
+	StopLength StopReason = "length"
 )
 
 // CallStatus is where a call of the current response stands.

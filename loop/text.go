@@ -40,6 +40,11 @@ func skippedAfterText(broken *Call) string {
 
 const stoppedText = SkippedPrefix + ": the run stopped before it ran."
 
+// cutReplyText answers each call of a reply cut by the output token limit:
+// none ran, since the last one's arguments are cut and the order rule
+// cannot hold for calls the model never finished asking for.
+const cutReplyText = SkippedPrefix + ": your reply was cut by the output token limit before its tool calls were complete, so none of them ran. Make the calls again, with shorter arguments or the work split into smaller calls."
+
 // unknownToolText has the shape of an argument error: what was wrong,
 // then what the model can call.
 func unknownToolText(name, tools string) string {

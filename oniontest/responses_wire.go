@@ -13,33 +13,38 @@ import (
 // apart from go-openai's types, which leave out the nulls and the empty
 // lists.
 
+// incompleteDetails says why a response is incomplete.
+type incompleteDetails struct {
+	Reason string `json:"reason"`
+}
+
 type response struct {
-	ID                 string            `json:"id"`
-	Object             string            `json:"object"`
-	CreatedAt          int64             `json:"created_at"`
-	Status             string            `json:"status"`
-	Background         bool              `json:"background"`
-	CompletedAt        *int64            `json:"completed_at"`
-	Error              *responseError    `json:"error"`
-	IncompleteDetails  *struct{}         `json:"incomplete_details"`
-	Instructions       *string           `json:"instructions"`
-	MaxOutputTokens    *int              `json:"max_output_tokens"`
-	MaxToolCalls       *int              `json:"max_tool_calls"`
-	Model              string            `json:"model"`
-	Output             []json.RawMessage `json:"output"`
-	ParallelToolCalls  bool              `json:"parallel_tool_calls"`
-	PreviousResponseID *string           `json:"previous_response_id"`
-	Reasoning          reasoningConfig   `json:"reasoning"`
-	Store              bool              `json:"store"`
-	Temperature        float32           `json:"temperature"`
-	Text               textConfig        `json:"text"`
-	ToolChoice         any               `json:"tool_choice"`
-	Tools              []json.RawMessage `json:"tools"`
-	TopP               float32           `json:"top_p"`
-	Truncation         string            `json:"truncation"`
-	Usage              *responseUsage    `json:"usage"` // null until the response is complete
-	User               *string           `json:"user"`
-	Metadata           struct{}          `json:"metadata"`
+	ID                 string             `json:"id"`
+	Object             string             `json:"object"`
+	CreatedAt          int64              `json:"created_at"`
+	Status             string             `json:"status"`
+	Background         bool               `json:"background"`
+	CompletedAt        *int64             `json:"completed_at"`
+	Error              *responseError     `json:"error"`
+	IncompleteDetails  *incompleteDetails `json:"incomplete_details"`
+	Instructions       *string            `json:"instructions"`
+	MaxOutputTokens    *int               `json:"max_output_tokens"`
+	MaxToolCalls       *int               `json:"max_tool_calls"`
+	Model              string             `json:"model"`
+	Output             []json.RawMessage  `json:"output"`
+	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
+	PreviousResponseID *string            `json:"previous_response_id"`
+	Reasoning          reasoningConfig    `json:"reasoning"`
+	Store              bool               `json:"store"`
+	Temperature        float32            `json:"temperature"`
+	Text               textConfig         `json:"text"`
+	ToolChoice         any                `json:"tool_choice"`
+	Tools              []json.RawMessage  `json:"tools"`
+	TopP               float32            `json:"top_p"`
+	Truncation         string             `json:"truncation"`
+	Usage              *responseUsage     `json:"usage"` // null until the response is complete
+	User               *string            `json:"user"`
+	Metadata           struct{}           `json:"metadata"`
 }
 
 type responseError struct {
@@ -265,9 +270,15 @@ func responsesReply(n int, req Request, step Step) reply {
 		e.event(itemEvent{Seq: e.seq(), Type: "response.output_item.done", Item: item})
 		resp.Output = append(resp.Output, marshal(item))
 	}
+	final := "response.completed"
 	resp.Status = "completed"
 	done := resp.CreatedAt
 	resp.CompletedAt, resp.Usage = &done, &usage
+	if step.truncated {
+		resp.Status, final = "incomplete", "response.incomplete"
+		resp.IncompleteDetails = &incompleteDetails{Reason: "max_output_tokens"}
+		resp.CompletedAt = nil
+	}
 	if !req.Stream {
 		return reply{
 			status: http.StatusOK,
@@ -275,7 +286,7 @@ func responsesReply(n int, req Request, step Step) reply {
 			pieces: [][]byte{append(marshal(resp), '\n')},
 		}
 	}
-	e.event(responseEvent{Seq: e.seq(), Type: "response.completed", Response: resp})
+	e.event(responseEvent{Seq: e.seq(), Type: final, Response: resp})
 	return e.reply()
 }
 

@@ -26,6 +26,7 @@ type Step struct {
 	cut            bool
 	cutAfter       int
 	noIndex, whole bool
+	truncated      bool   // cut by the output token limit
 	usage          *usage // nil: defaultUsage
 }
 
@@ -175,6 +176,17 @@ func (s Step) Whole() Step {
 	return s
 }
 
+// Truncated returns a copy of s that says the reply was cut by the model's
+// output token limit, as a server does when max_tokens runs out: on Chat
+// Completions with finish_reason "length", on the Responses API with
+// status "incomplete" and incomplete_details.reason "max_output_tokens"
+// (streamed, a response.incomplete event ends it). The text and arguments
+// are sent as given, so a test can cut them where it likes.
+func (s Step) Truncated() Step {
+	s.truncated = true
+	return s
+}
+
 // resolve runs Func steps until a concrete step is left, carrying the
 // outer modifiers onto the result.
 func (s Step) resolve(req Request) Step {
@@ -186,6 +198,7 @@ func (s Step) resolve(req Request) Step {
 		}
 		next.noIndex = next.noIndex || s.noIndex
 		next.whole = next.whole || s.whole
+		next.truncated = next.truncated || s.truncated
 		if s.usage != nil {
 			next.usage = s.usage
 		}

@@ -114,12 +114,22 @@ const (
 	doneEvent        = "data: [DONE]\n\n"
 )
 
+// finishReason is the finish_reason of a Text or ToolCalls step.
+func finishReason(s Step) string {
+	switch {
+	case s.truncated:
+		return "length"
+	case s.kind == stepToolCalls:
+		return "tool_calls"
+	}
+	return "stop"
+}
+
 // completionReply encodes a Text or ToolCalls step as one chat.completion.
 func completionReply(m meta, s Step, u usage) reply {
 	msg := message{Role: "assistant", Annotations: []struct{}{}}
-	finish := "stop"
+	finish := finishReason(s)
 	if s.kind == stepToolCalls {
-		finish = "tool_calls"
 		for _, c := range s.calls {
 			msg.ToolCalls = append(msg.ToolCalls, toolCall{ID: c.ID, Type: "function",
 				Function: function{Name: c.Name, Arguments: c.Arguments}})
@@ -156,9 +166,8 @@ func streamReply(m meta, s Step, u usage, includeUsage bool) reply {
 		events = append(events, sse(marshal(c)))
 	}
 
-	finish := "stop"
+	finish := finishReason(s)
 	if s.kind == stepToolCalls {
-		finish = "tool_calls"
 		event(delta{Role: "assistant", Content: jsonNull}, "")
 		for i, c := range s.calls {
 			index := &i
