@@ -54,6 +54,7 @@ type toolConfig struct {
 	description string
 	intent      Intent
 	idempotent  bool
+	additive    bool // set by Additive
 	approve     bool
 	approveIf   func(context.Context, Call) (bool, error)
 	noApproval  bool   // set by NoApproval
@@ -81,6 +82,14 @@ func Description(text string) ToolOption {
 // Call.IdempotencyKey to every attempt.
 func Idempotent() ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.idempotent = true })
+}
+
+// Additive marks a write as one that only adds: it creates what was not
+// there and never changes or removes what was (appending to a log, adding
+// a task). MCP hosts are told so (destructiveHint false); any other write
+// is advertised as one that may change or remove things.
+func Additive() ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.additive = true })
 }
 
 // RequireApproval makes every call of the tool wait for the agent's
@@ -159,6 +168,9 @@ func (t *Tool) Intent() Intent { return t.intent }
 
 // Idempotent reports whether the tool may safely run again for the same call.
 func (t *Tool) Idempotent() bool { return t.idempotent }
+
+// Additive reports whether the tool, a write, only adds (see Additive).
+func (t *Tool) Additive() bool { return t.additive }
 
 // NeedsApproval reports whether the call c must be approved before it runs.
 // A predicate set with ApproveIf that fails or panics means it must.

@@ -7,10 +7,11 @@
 // very parameter schema an agent would send to a model (Tool.Schema), and
 // its intent becomes MCP annotations:
 //
-//	onion.Read    readOnlyHint: true
-//	onion.Write   destructiveHint: false
-//	onion.Delete  destructiveHint: true
-//	Idempotent()  idempotentHint: true
+//	onion.Read              readOnlyHint: true
+//	onion.Write             destructiveHint: true (it may change or remove)
+//	onion.Write, Additive() destructiveHint: false (it only adds)
+//	onion.Delete            destructiveHint: true
+//	Idempotent()            idempotentHint: true
 //
 // A call runs through onion.RunCall, the very path the agent loop runs
 // each call through, so no rule of the loop is skipped at this door:

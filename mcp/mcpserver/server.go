@@ -145,17 +145,17 @@ func outputSchema(t *onion.Tool) (schema json.RawMessage, wrap bool, err error) 
 
 // annotations turns a tool's intent into MCP's hints. The hints other than
 // readOnlyHint only mean something for tools that change the world, but
-// idempotentHint is sent as the tool declares it either way.
+// idempotentHint is sent as the tool declares it either way. MCP reads
+// destructiveHint false as "only additive updates", so a write is
+// destructive unless it says it only adds (onion.Additive): write_file
+// replaces a file, a shell command may do anything.
 func annotations(t *onion.Tool) *mcp.ToolAnnotations {
 	a := &mcp.ToolAnnotations{IdempotentHint: t.Idempotent()}
-	switch t.Intent() {
-	case onion.Read:
+	if t.Intent() == onion.Read {
 		a.ReadOnlyHint = true
-	case onion.Delete:
-		a.DestructiveHint = new(true)
-	default:
-		a.DestructiveHint = new(false)
+		return a
 	}
+	a.DestructiveHint = new(t.Intent() == onion.Delete || !t.Additive())
 	return a
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/builtin"
 	"github.com/onionkit/onion/mcp/internal/mcptest"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
@@ -153,8 +154,10 @@ func TestServe(t *testing.T) {
 						t.Errorf("%s: read tool without readOnlyHint: %+v", rt.Name, a)
 					}
 				case onion.Write:
-					if a.ReadOnlyHint || a.DestructiveHint == nil || destructive {
-						t.Errorf("%s: write tool annotated %+v, want destructiveHint false", rt.Name, a)
+					// MCP reads destructiveHint false as "only additive
+					// updates": only a write that says so is sent that.
+					if a.ReadOnlyHint || a.DestructiveHint == nil || destructive == lt.Additive() {
+						t.Errorf("%s: write tool (additive %v) annotated %+v, want destructiveHint %v", rt.Name, lt.Additive(), a, !lt.Additive())
 					}
 				case onion.Delete:
 					if a.ReadOnlyHint || !destructive {
@@ -305,5 +308,48 @@ func TestResultEdges(t *testing.T) {
 		if err != nil || !res.IsError || "error: "+text(t, res) != local.Output || local.Output != c.want {
 			t.Errorf("%s: %+v, %v; want isError with the loop's %q (%q)", c.tool.Name(), res, err, local.Output, c.want)
 		}
+	}
+}
+
+// appendLine appends a line to the journal.
+//
+// line: the text to add
+func appendLine(line string) string { return "added" }
+
+// TestWritesAreDestructiveUnlessAdditive: MCP reads destructiveHint false
+// as "only additive updates", so a write is advertised destructive unless
+// it says it only adds; the built-in write_file, which replaces a file,
+// is destructive.
+func TestWritesAreDestructiveUnlessAdditive(t *testing.T) {
+	additive, err := onion.NewTool(appendLine, onion.Name("append_line"), onion.Additive())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := onion.NewTool(appendLine, onion.Name("plain_append"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := builtin.NewFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectVersion(t, mcp.SupportedProtocolVersions()[0], nil, plain, additive, files)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"append_line": false, "plain_append": true, "write_file": true, "delete_file": true}
+	for _, tool := range res.Tools {
+		w, ok := want[tool.Name]
+		if !ok {
+			continue
+		}
+		delete(want, tool.Name)
+		if got := tool.Annotations.DestructiveHint; got == nil || *got != w {
+			t.Errorf("%s: destructiveHint %v, want %v", tool.Name, got, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("tools not served: %v", want)
 	}
 }
