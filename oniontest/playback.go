@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/onionkit/onion/internal/redact"
 )
 
 // player is the handler of a Server started by Playback.
@@ -54,7 +56,9 @@ func (p *player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Raw: raw, Header: r.Header.Clone()}
 	_ = req.decode(r.URL.Path) // compared below as it came
-	sent := newRecordedRequest(r, raw)
+	// Written down as the recorder wrote the one recorded: the request's
+	// own keys replaced.
+	sent := scrubRequest(newRecordedRequest(r, raw), redact.New(requestSecrets(r, nil)...))
 
 	p.s.mu.Lock()
 	n := p.s.keepRequest(req)

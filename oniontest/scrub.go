@@ -1,0 +1,309 @@
+package oniontest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/onionkit/onion/internal/redact"
+)
+
+// requestSecrets are the credentials r carries, and those of upstream's
+// query when it is not nil: the values of every header and query
+// parameter whose name says it holds one (redact.CredentialName), with
+// what they hold (a bearer token, a Basic password, each cookie).
+func requestSecrets(r *http.Request, upstream *url.URL) []string {
+	var keys []string
+	for name, values := range r.Header {
+		if redact.CredentialName(name) {
+			for _, v := range values {
+				keys = append(keys, redact.Credentials(name, v)...)
+			}
+		}
+	}
+	for _, u := range []*url.URL{r.URL, upstream} {
+		if u == nil {
+			continue
+		}
+		q, _ := url.ParseQuery(u.RawQuery) // the parameters that parse
+		for name, values := range q {
+			if redact.CredentialName(name) {
+				keys = append(keys, values...)
+			}
+		}
+	}
+	return keys
+}
+
+// redactQuery is the raw query q with the value of every parameter whose
+// name says it holds a credential replaced by redact.Mark, the rest byte
+// for byte. The recorder and the player both write a query this way, so
+// that a recording with a key in its query plays back.
+func redactQuery(q string) string {
+	if q == "" {
+		return q
+	}
+	parts := strings.Split(q, "&")
+	changed := false
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if redact.CredentialName(name) {
+			parts[i] = p[:strings.IndexByte(p, '=')+1] + redact.Mark
+			changed = true
+		}
+	}
+	if !changed {
+		return q
+	}
+	return strings.Join(parts, "&")
+}
+
+// scrubRequest is rr with every secret red finds replaced: in its path,
+// query and body. A JSON body that is no longer JSON once scrubbed (a
+// secret cut an escape in two) is kept as text.
+func scrubRequest(rr recordedRequest, red *redact.Redactor) recordedRequest {
+	if red.Empty() {
+		return rr
+	}
+	rr.Path = red.String(rr.Path)
+	rr.Query = red.String(rr.Query)
+	rr.Body = red.String(rr.Body)
+	if rr.JSON != nil {
+		if s := red.String(string(rr.JSON)); s != string(rr.JSON) {
+			if json.Valid([]byte(s)) {
+				rr.JSON = json.RawMessage(s)
+			} else {
+				rr.JSON, rr.Body = nil, s
+			}
+		}
+	}
+	return rr
+}
+
+// scrubResponse is rr with every secret red finds replaced: in its
+// header values and its body. A stream is scrubbed whole, not event by
+// event, and through the text its events spread over several
+// (scrubStream), so that a secret sent in pieces is found.
+func scrubResponse(rr recordedResponse, red *redact.Redactor) recordedResponse {
+	if red.Empty() {
+		return rr
+	}
+	if rr.Header != nil {
+		h := make(map[string]string, len(rr.Header))
+		for k, v := range rr.Header {
+			h[k] = red.String(v)
+		}
+		rr.Header = h
+	}
+	if len(rr.Events) > 0 {
+		joined := strings.Join(rr.Events, "")
+		if body := red.String(scrubStream(joined, red)); body != joined {
+			rr.Events = nil
+			for _, e := range splitEvents([]byte(body)) {
+				rr.Events = append(rr.Events, string(e))
+			}
+		}
+	}
+	rr.Body = red.String(rr.Body)
+	if len(rr.BodyBase64) > 0 {
+		rr.BodyBase64 = []byte(red.String(string(rr.BodyBase64)))
+	}
+	return rr
+}
+
+// maxLeafDepth bounds the nesting followed in an event's JSON data: the
+// texts a stream spreads over its events lie a few levels down.
+const maxLeafDepth = 32
+
+// A leaf is a string value in the JSON data of a stream's events: its
+// token is body[start:end].
+type leaf struct {
+	start, end int
+	value      string
+}
+
+// A piece is value[start:end] of a leaf, part of a secret, to be
+// replaced by redact.Mark when mark is set and by nothing when not.
+type piece struct {
+	start, end int
+	mark       bool
+}
+
+// scrubStream finds the secrets an event stream spreads over its events,
+// as a model's reply or a tool call's arguments come a few characters an
+// event: the string values of the events' JSON data at the same place in
+// the document ("choices.0.delta.content", "delta") are joined, in the
+// order of the events, and searched as one text. Each part of a secret
+// found is replaced in its event, the first part by redact.Mark and the
+// others by nothing; the rest of body is kept byte for byte.
+func scrubStream(body string, red *redact.Redactor) string {
+	var leaves []leaf
+	byPath := map[string][]int{} // indices into leaves
+	var paths []string           // in the order first seen
+	for off := 0; off < len(body); {
+		line := body[off:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		if data, ok := strings.CutPrefix(line, "data:"); ok {
+			base := off + len("data:")
+			if strings.HasPrefix(data, " ") {
+				data, base = data[1:], base+1
+			}
+			jsonLeaves(strings.TrimSuffix(data, "\r"), func(path string, start, end int, value string) {
+				if _, ok := byPath[path]; !ok {
+					paths = append(paths, path)
+				}
+				byPath[path] = append(byPath[path], len(leaves))
+				leaves = append(leaves, leaf{base + start, base + end, value})
+			})
+		}
+		off += len(line) + 1
+	}
+	pieces := map[int][]piece{}
+	for _, p := range paths {
+		idx := byPath[p]
+		if len(idx) < 2 {
+			continue // one value is searched with the body
+		}
+		var joined strings.Builder
+		starts := make([]int, len(idx)) // where each value begins in joined
+		for j, li := range idx {
+			starts[j] = joined.Len()
+			joined.WriteString(leaves[li].value)
+		}
+		for _, sp := range red.Spans(joined.String()) {
+			j, found := slices.BinarySearch(starts, sp.Start)
+			if !found {
+				j--
+			}
+			for first := true; j < len(idx) && starts[j] < sp.End; j++ {
+				v := leaves[idx[j]].value
+				from, to := max(sp.Start-starts[j], 0), min(sp.End-starts[j], len(v))
+				if from >= to {
+					continue // an empty value
+				}
+				pieces[idx[j]] = append(pieces[idx[j]], piece{from, to, first})
+				first = false
+			}
+		}
+	}
+	if len(pieces) == 0 {
+		return body
+	}
+	var b strings.Builder
+	at := 0
+	for li, l := range leaves { // in the order of body
+		ps, ok := pieces[li]
+		if !ok {
+			continue
+		}
+		b.WriteString(body[at:l.start])
+		b.Write(quote(cutPieces(l.value, ps)))
+		at = l.end
+	}
+	b.WriteString(body[at:])
+	return b.String()
+}
+
+// cutPieces is v with each of ps (sorted, apart) replaced.
+func cutPieces(v string, ps []piece) string {
+	var b strings.Builder
+	at := 0
+	for _, p := range ps {
+		b.WriteString(v[at:p.start])
+		if p.mark {
+			b.WriteString(redact.Mark)
+		}
+		at = p.end
+	}
+	b.WriteString(v[at:])
+	return b.String()
+}
+
+// quote is s as a JSON string.
+func quote(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// jsonLeaves calls fn with each string value of the JSON text data (not
+// the keys), its path (keys and indices joined by dots) and where its
+// token lies in data, up to the first error or maxLeafDepth levels down.
+func jsonLeaves(data string, fn func(path string, start, end int, value string)) {
+	if !strings.HasPrefix(data, "{") && !strings.HasPrefix(data, "[") {
+		return
+	}
+	type frame struct {
+		object  bool
+		key     string // the key of the value to come, in an object
+		wantKey bool
+		index   int // the index of the value to come, in an array
+	}
+	var stack []frame
+	segment := func(f frame) string {
+		if f.object {
+			return f.key
+		}
+		return strconv.Itoa(f.index)
+	}
+	// next moves the innermost frame past a value.
+	next := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].object {
+				stack[n-1].wantKey = true
+			} else {
+				stack[n-1].index++
+			}
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(data))
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			switch tok {
+			case '{', '[':
+				if len(stack) == maxLeafDepth {
+					return
+				}
+				stack = append(stack, frame{object: tok == '{', wantKey: tok == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+				next()
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].wantKey {
+				stack[n-1].key, stack[n-1].wantKey = tok, false
+				continue
+			}
+			segs := make([]string, len(stack))
+			for i, f := range stack {
+				segs[i] = segment(f)
+			}
+			end := int(dec.InputOffset())
+			start := int(before) + strings.IndexByte(data[before:end], '"')
+			fn(strings.Join(segs, "."), start, end, tok)
+			next()
+		default:
+			next()
+		}
+	}
+}
