@@ -30,7 +30,8 @@ type player struct {
 // the same; it does not use up its exchange. A request past the last
 // exchange fails the test, and so does an exchange never asked for by the
 // time the test ends. It stops the test at once if the file cannot be
-// read. t must not be nil; the server serves no steps.
+// read, or is not a regular file of up to 64 MiB. t must not be nil; the
+// server serves no steps.
 func Playback(t testing.TB, file string, opts ...RecordingOption) *Server {
 	t.Helper()
 	rec, err := readRecording(file)

@@ -122,9 +122,14 @@ func (rr recordedResponse) reply() reply {
 	return reply{status: rr.Status, header: h, pieces: pieces}
 }
 
-// readRecording reads and checks the recording file at path.
+// maxRecording bounds the size of a recording file read: one a test
+// plays back is a few runs' worth of requests and replies.
+const maxRecording = 64 << 20
+
+// readRecording reads and checks the recording file at path: a regular
+// file of up to maxRecording bytes.
 func readRecording(path string) (recording, error) {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path, maxRecording)
 	if err != nil {
 		return recording{}, err
 	}
