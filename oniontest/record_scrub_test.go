@@ -112,9 +112,10 @@ func querySecret(name string) string {
 // every shape (upper-cased, base64 at each alignment, hex, cut short,
 // URL- and JSON-escaped, spread over the events of a stream) and echoes
 // the query, with a credential in each query parameter that names one,
-// in a parameter with an ordinary name, and in the upstream URL's own
-// query: the file holds no 12-byte run of any of these secrets in any
-// form, and it plays back.
+// in a parameter with an ordinary name, in the upstream URL's own query,
+// and in a request's body: the file holds no 12-byte run of any of these
+// secrets in any form, and it plays back, the same requests matching
+// those recorded.
 func TestRecordScrubsEveryShape(t *testing.T) {
 	shapes := echoShapes(scrubKey)
 	const upstreamKey = "up-AIzaSyD-0123456789abcdef"
@@ -147,7 +148,10 @@ func TestRecordScrubsEveryShape(t *testing.T) {
 	for _, name := range queryCredentials {
 		calls = append(calls, call{"?api-version=2024-10-21&" + name + "=" + querySecret(name), `{"shape":"query"}`})
 	}
-	calls = append(calls, call{"?echo=" + scrubKey, `{"shape":"query"}`})
+	calls = append(calls,
+		call{"?echo=" + scrubKey, `{"shape":"query"}`},
+		call{"", `{"shape":"raw","prompt":"my key is ` + strings.ToUpper(scrubKey) + `"}`},
+	)
 	do := func(base string, c call) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodPost, base+"/echo"+c.query, strings.NewReader(c.body))

@@ -148,8 +148,8 @@ type piece struct {
 // others by nothing; the rest of body is kept byte for byte.
 func scrubStream(body string, red *redact.Redactor) string {
 	var leaves []leaf
-	byPath := map[string][]int{} // indices into leaves
-	var paths []string           // in the order first seen
+	var groups [][]int         // indices into leaves, by path, in the order first seen
+	pathID := map[string]int{} // indices into groups
 	for off := 0; off < len(body); {
 		line := body[off:]
 		if i := strings.IndexByte(line, '\n'); i >= 0 {
@@ -160,24 +160,31 @@ func scrubStream(body string, red *redact.Redactor) string {
 			if strings.HasPrefix(data, " ") {
 				data, base = data[1:], base+1
 			}
-			jsonLeaves(strings.TrimSuffix(data, "\r"), func(path string, start, end int, value string) {
-				if _, ok := byPath[path]; !ok {
-					paths = append(paths, path)
+			jsonLeaves(strings.TrimSuffix(data, "\r"), func(path []byte, start, end int, value string) {
+				id, ok := pathID[string(path)]
+				if !ok {
+					id = len(groups)
+					pathID[string(path)] = id
+					groups = append(groups, nil)
 				}
-				byPath[path] = append(byPath[path], len(leaves))
+				groups[id] = append(groups[id], len(leaves))
 				leaves = append(leaves, leaf{base + start, base + end, value})
 			})
 		}
 		off += len(line) + 1
 	}
 	pieces := map[int][]piece{}
-	for _, p := range paths {
-		idx := byPath[p]
+	for _, idx := range groups {
 		if len(idx) < 2 {
 			continue // one value is searched with the body
 		}
 		var joined strings.Builder
 		starts := make([]int, len(idx)) // where each value begins in joined
+		size := 0
+		for _, li := range idx {
+			size += len(leaves[li].value)
+		}
+		joined.Grow(size)
 		for j, li := range idx {
 			starts[j] = joined.Len()
 			joined.WriteString(leaves[li].value)
@@ -202,6 +209,7 @@ func scrubStream(body string, red *redact.Redactor) string {
 		return body
 	}
 	var b strings.Builder
+	b.Grow(len(body))
 	at := 0
 	for li, l := range leaves { // in the order of body
 		ps, ok := pieces[li]
@@ -241,25 +249,22 @@ func quote(s string) []byte {
 }
 
 // jsonLeaves calls fn with each string value of the JSON text data (not
-// the keys), its path (keys and indices joined by dots) and where its
-// token lies in data, up to the first error or maxLeafDepth levels down.
-func jsonLeaves(data string, fn func(path string, start, end int, value string)) {
+// the keys), its path (the keys, as written, and the indices, joined by
+// dots; only valid until fn returns) and where its token lies in data. It
+// reads data in one pass, without checking it is JSON, up to the first
+// string that does not end or maxLeafDepth levels down.
+func jsonLeaves(data string, fn func(path []byte, start, end int, value string)) {
 	if !strings.HasPrefix(data, "{") && !strings.HasPrefix(data, "[") {
 		return
 	}
 	type frame struct {
 		object  bool
-		key     string // the key of the value to come, in an object
-		wantKey bool
-		index   int // the index of the value to come, in an array
+		wantKey bool   // in an object: the next string is a key
+		key     string // in an object: the key of the value to come
+		index   int    // in an array: the index of the value to come
 	}
-	var stack []frame
-	segment := func(f frame) string {
-		if f.object {
-			return f.key
-		}
-		return strconv.Itoa(f.index)
-	}
+	stack := make([]frame, 0, maxLeafDepth)
+	var path []byte
 	// next moves the innermost frame past a value.
 	next := func() {
 		if n := len(stack); n > 0 {
@@ -270,40 +275,76 @@ func jsonLeaves(data string, fn func(path string, start, end int, value string))
 			}
 		}
 	}
-	dec := json.NewDecoder(strings.NewReader(data))
-	for {
-		before := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return
-		}
-		switch tok := tok.(type) {
-		case json.Delim:
-			switch tok {
-			case '{', '[':
-				if len(stack) == maxLeafDepth {
-					return
-				}
-				stack = append(stack, frame{object: tok == '{', wantKey: tok == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				next()
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(stack) == maxLeafDepth {
+				return
 			}
-		case string:
+			stack = append(stack, frame{object: c == '{', wantKey: c == '{'})
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return
+			}
+			stack = stack[:len(stack)-1]
+			next()
+			i++
+		case '"':
+			end := stringEnd(data, i)
+			if end < 0 {
+				return
+			}
+			tok := data[i:end]
+			i = end
 			if n := len(stack); n > 0 && stack[n-1].wantKey {
 				stack[n-1].key, stack[n-1].wantKey = tok, false
 				continue
 			}
-			segs := make([]string, len(stack))
-			for i, f := range stack {
-				segs[i] = segment(f)
+			if value, ok := unquote(tok); ok {
+				path = path[:0]
+				for _, f := range stack {
+					if f.object {
+						path = append(path, f.key...)
+					} else {
+						path = strconv.AppendInt(path, int64(f.index), 10)
+					}
+					path = append(path, '.')
+				}
+				fn(path, end-len(tok), end, value)
 			}
-			end := int(dec.InputOffset())
-			start := int(before) + strings.IndexByte(data[before:end], '"')
-			fn(strings.Join(segs, "."), start, end, tok)
 			next()
-		default:
+		case ',', ':', ' ', '\t', '\r', '\n':
+			i++
+		default: // a number, true, false or null
+			for i < len(data) && !strings.ContainsRune(",:]}\" \t\r\n", rune(data[i])) {
+				i++
+			}
 			next()
 		}
 	}
+}
+
+// stringEnd returns the index after the quote that ends the JSON string
+// starting at data[i], or -1 if none does.
+func stringEnd(data string, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// unquote is the value of the JSON string tok.
+func unquote(tok string) (string, bool) {
+	if !strings.Contains(tok, `\`) {
+		return tok[1 : len(tok)-1], true
+	}
+	var s string
+	err := json.Unmarshal([]byte(tok), &s)
+	return s, err == nil
 }

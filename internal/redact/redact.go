@@ -108,6 +108,10 @@ func (r *Redactor) Spans(s string) []Span {
 			continue // nothing decoded: the same text as the first
 		}
 		dec := asciiLower(v.dec)
+		// The spans of one view come in order: one that touches the last
+		// is merged into it at once, so that a text made of the secret over
+		// and over makes one span, not one a byte.
+		first := len(out)
 		for i := 0; i+r.lengths[0] <= len(dec); i++ {
 			k := pair(dec[i], dec[i+1])
 			if r.starts[k/64]&(1<<(k%64)) == 0 {
@@ -120,6 +124,10 @@ func (r *Redactor) Spans(s string) []Span {
 				if _, ok := r.windows[string(dec[i:i+l])]; ok {
 					from, _ := v.input(i)
 					_, to := v.input(i + l - 1)
+					if n := len(out); n > first && from <= out[n-1].End {
+						out[n-1].End = max(out[n-1].End, to)
+						continue
+					}
 					out = append(out, Span{from, to})
 				}
 			}
@@ -151,6 +159,7 @@ func Apply(s string, spans []Span) string {
 		return s
 	}
 	var b strings.Builder
+	b.Grow(len(s))
 	at := 0
 	for _, sp := range spans {
 		b.WriteString(s[at:sp.Start])

@@ -141,6 +141,16 @@ func TestRedactLeavesTheRest(t *testing.T) {
 	}
 }
 
+// TestRedactRepeatedSecret: a text that is the secret over and over, in
+// any case, is one span, found in one pass: the spans kept stay few
+// however long the text.
+func TestRedactRepeatedSecret(t *testing.T) {
+	text := strings.Repeat(key+strings.ToUpper(key), 5000)
+	if got := New(key).Spans(text); !reflect.DeepEqual(got, []Span{{0, len(text)}}) {
+		t.Errorf("%d spans, the first %v", len(got), got[:min(len(got), 3)])
+	}
+}
+
 // TestCredentialName: the names the brief of a recording lists, and the
 // heuristic's, carry a credential; ordinary ones do not.
 func TestCredentialName(t *testing.T) {
