@@ -3,10 +3,10 @@ package oniontest
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/onionkit/onion/internal/redact"
@@ -149,7 +149,8 @@ type piece struct {
 func scrubStream(body string, red *redact.Redactor) string {
 	var leaves []leaf
 	var groups [][]int         // indices into leaves, by path, in the order first seen
-	pathID := map[string]int{} // indices into groups
+	pathID := map[uint64]int{} // indices into groups, by the hash of the path
+	seed := maphash.MakeSeed()
 	for off := 0; off < len(body); {
 		line := body[off:]
 		if i := strings.IndexByte(line, '\n'); i >= 0 {
@@ -160,11 +161,11 @@ func scrubStream(body string, red *redact.Redactor) string {
 			if strings.HasPrefix(data, " ") {
 				data, base = data[1:], base+1
 			}
-			jsonLeaves(strings.TrimSuffix(data, "\r"), func(path []byte, start, end int, value string) {
-				id, ok := pathID[string(path)]
+			jsonLeaves(seed, strings.TrimSuffix(data, "\r"), func(path uint64, start, end int, value string) {
+				id, ok := pathID[path]
 				if !ok {
 					id = len(groups)
-					pathID[string(path)] = id
+					pathID[path] = id
 					groups = append(groups, nil)
 				}
 				groups[id] = append(groups[id], len(leaves))
@@ -249,29 +250,37 @@ func quote(s string) []byte {
 }
 
 // jsonLeaves calls fn with each string value of the JSON text data (not
-// the keys), its path (the keys, as written, and the indices, joined by
-// dots; only valid until fn returns) and where its token lies in data. It
-// reads data in one pass, without checking it is JSON, up to the first
-// string that does not end or maxLeafDepth levels down.
-func jsonLeaves(data string, fn func(path []byte, start, end int, value string)) {
+// the keys), a hash of its path (the keys, as written, and the indices;
+// the same in every call with the same seed) and where its token lies in
+// data. It reads data in one pass, each key hashed once, without checking
+// it is JSON, up to the first string that does not end or maxLeafDepth
+// levels down.
+func jsonLeaves(seed maphash.Seed, data string, fn func(path uint64, start, end int, value string)) {
 	if !strings.HasPrefix(data, "{") && !strings.HasPrefix(data, "[") {
 		return
 	}
 	type frame struct {
 		object  bool
 		wantKey bool   // in an object: the next string is a key
-		key     string // in an object: the key of the value to come
-		index   int    // in an array: the index of the value to come
+		path    uint64 // the hash of the path to this object or array
+		seg     uint64 // the hash of the key, or the index, of the value to come
 	}
 	stack := make([]frame, 0, maxLeafDepth)
-	var path []byte
+	// path is the hash of the path to the value to come.
+	path := func() uint64 {
+		if len(stack) == 0 {
+			return 0
+		}
+		f := stack[len(stack)-1]
+		return mix(f.path, f.seg)
+	}
 	// next moves the innermost frame past a value.
 	next := func() {
 		if n := len(stack); n > 0 {
 			if stack[n-1].object {
 				stack[n-1].wantKey = true
 			} else {
-				stack[n-1].index++
+				stack[n-1].seg++
 			}
 		}
 	}
@@ -281,7 +290,7 @@ func jsonLeaves(data string, fn func(path []byte, start, end int, value string))
 			if len(stack) == maxLeafDepth {
 				return
 			}
-			stack = append(stack, frame{object: c == '{', wantKey: c == '{'})
+			stack = append(stack, frame{object: c == '{', wantKey: c == '{', path: path()})
 			i++
 		case '}', ']':
 			if len(stack) == 0 {
@@ -298,20 +307,11 @@ func jsonLeaves(data string, fn func(path []byte, start, end int, value string))
 			tok := data[i:end]
 			i = end
 			if n := len(stack); n > 0 && stack[n-1].wantKey {
-				stack[n-1].key, stack[n-1].wantKey = tok, false
+				stack[n-1].seg, stack[n-1].wantKey = maphash.String(seed, tok), false
 				continue
 			}
 			if value, ok := unquote(tok); ok {
-				path = path[:0]
-				for _, f := range stack {
-					if f.object {
-						path = append(path, f.key...)
-					} else {
-						path = strconv.AppendInt(path, int64(f.index), 10)
-					}
-					path = append(path, '.')
-				}
-				fn(path, end-len(tok), end, value)
+				fn(path(), end-len(tok), end, value)
 			}
 			next()
 		case ',', ':', ' ', '\t', '\r', '\n':
@@ -323,6 +323,13 @@ func jsonLeaves(data string, fn func(path []byte, start, end int, value string))
 			next()
 		}
 	}
+}
+
+// mix is the hash of a path to a container, of hash h, followed by the
+// key or index of hash seg.
+func mix(h, seg uint64) uint64 {
+	h = (h ^ seg) * 0x9e3779b97f4a7c15
+	return h ^ h>>31
 }
 
 // stringEnd returns the index after the quote that ends the JSON string
