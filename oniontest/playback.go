@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/onionkit/onion/internal/redact"
 )
 
 // player is the handler of a Server started by Playback.
@@ -28,7 +30,8 @@ type player struct {
 // the same; it does not use up its exchange. A request past the last
 // exchange fails the test, and so does an exchange never asked for by the
 // time the test ends. It stops the test at once if the file cannot be
-// read. t must not be nil; the server serves no steps.
+// read, or is not a regular file of up to 64 MiB. t must not be nil; the
+// server serves no steps.
 func Playback(t testing.TB, file string, opts ...RecordingOption) *Server {
 	t.Helper()
 	rec, err := readRecording(file)
@@ -54,7 +57,9 @@ func (p *player) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := Request{Raw: raw, Header: r.Header.Clone()}
 	_ = req.decode(r.URL.Path) // compared below as it came
-	sent := newRecordedRequest(r, raw)
+	// Written down as the recorder wrote the one recorded: the request's
+	// own keys replaced.
+	sent := scrubRequest(newRecordedRequest(r, raw), redact.New(requestSecrets(r, nil)...))
 
 	p.s.mu.Lock()
 	n := p.s.keepRequest(req)

@@ -55,11 +55,22 @@ type recorder struct {
 // The directory is made if need be.
 //
 // The client's headers go upstream, its API key with them, but no request
-// header is written, and the key (the Authorization header's credentials,
-// or an Api-Key, X-Api-Key or X-Goog-Api-Key header, or a key, api_key or
-// api-key query parameter) is replaced by "[redacted]" wherever else it
-// appears: the path, the query, the bodies and the reply headers kept. The
-// reply headers kept are Content-Type, Retry-After, Retry-After-Ms and
+// header is written. A query parameter whose name says it holds a
+// credential (key, api_key, api-key, apikey, access_token, token,
+// subscription-key, client_secret, password, code, sig, signature, any
+// X-Amz-*, and any name holding "key", "token", "secret", "passw",
+// "signature", "credential", "auth" or "session") is written with
+// "[redacted]" for its value, and Playback compares it so. Every secret
+// the request carries (the Authorization header's credentials, the value
+// of any header so named, such as Api-Key, X-Api-Key, X-Goog-Api-Key or
+// Cookie, and of any such parameter, in the request's query or
+// upstreamURL's) is replaced by "[redacted]" wherever else it appears:
+// the path, the query, the bodies and the reply headers kept. It is found
+// as it is, in any case, hex, base64, JSON- or URL-escaped, and cut short:
+// any run of 12 of its bytes is. A stream is searched whole, and so is the
+// text its events spread over several (a reply's content, a tool call's
+// arguments), so that a key sent a few characters an event is found too.
+// The reply headers kept are Content-Type, Retry-After, Retry-After-Ms and
 // X-Ratelimit-*. Keys shorter than 8 bytes are left alone, being no
 // secret.
 //
@@ -119,7 +130,7 @@ func (rc *recorder) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	n := rc.s.keepRequest(req)
 	rc.s.mu.Unlock()
 
-	i := rc.begin(newRecordedRequest(r, raw), secrets(r))
+	i := rc.begin(newRecordedRequest(r, raw), requestSecrets(r, rc.upstream))
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -206,32 +217,6 @@ func (rc *recorder) write() error {
 		return err
 	}
 	return writeFile(rc.file, b)
-}
-
-// secrets are the keys r carries.
-func secrets(r *http.Request) []string {
-	var keys []string
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		_, cred, ok := strings.Cut(auth, " ")
-		if !ok {
-			cred = auth
-		}
-		if cred = strings.TrimSpace(cred); cred != "" {
-			keys = append(keys, cred)
-		}
-	}
-	for _, h := range []string{"Api-Key", "X-Api-Key", "X-Goog-Api-Key"} {
-		if v := r.Header.Get(h); v != "" {
-			keys = append(keys, v)
-		}
-	}
-	q := r.URL.Query()
-	for _, p := range []string{"key", "api_key", "api-key"} {
-		if v := q.Get(p); v != "" {
-			keys = append(keys, v)
-		}
-	}
-	return keys
 }
 
 // tee keeps a copy of what is read through it and hands it to done when it

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/onionkit/onion/internal/atomicfile"
+	"github.com/onionkit/onion/internal/redact"
 )
 
 // recordingFormat is the format field of a recording file: its version.
@@ -65,9 +65,10 @@ func keepHeader(k string) bool {
 	return slices.Contains(keptHeaders, k) || strings.HasPrefix(k, "X-Ratelimit-")
 }
 
-// newRecordedRequest is r, whose body was raw, as a recording holds it.
+// newRecordedRequest is r, whose body was raw, as a recording holds it:
+// its query with the credentials in it replaced (redactQuery).
 func newRecordedRequest(r *http.Request, raw []byte) recordedRequest {
-	rr := recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+	rr := recordedRequest{Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.RawQuery)}
 	if len(bytes.TrimSpace(raw)) > 0 && json.Valid(raw) {
 		rr.JSON = raw
 	} else {
@@ -121,9 +122,14 @@ func (rr recordedResponse) reply() reply {
 	return reply{status: rr.Status, header: h, pieces: pieces}
 }
 
-// readRecording reads and checks the recording file at path.
+// maxRecording bounds the size of a recording file read: one a test
+// plays back is a few runs' worth of requests and replies.
+const maxRecording = 64 << 20
+
+// readRecording reads and checks the recording file at path: a regular
+// file of up to maxRecording bytes.
 func readRecording(path string) (recording, error) {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path, maxRecording)
 	if err != nil {
 		return recording{}, err
 	}
@@ -175,29 +181,16 @@ func (ex exchange) check() error {
 	return nil
 }
 
-// redacted replaces a secret in a recording.
-const redacted = "[redacted]"
-
-// minSecret is the length from which a key is searched for in what a
-// recording holds: a shorter one ("test") is no secret, and replacing it
-// would garble ordinary words.
-const minSecret = 8
-
-// encode is the recording as a file, every secret replaced by redacted:
-// in the response bodies before they are encoded, then in the file as a
-// whole (paths, queries, request bodies, headers).
+// encode is the recording as a file, every secret replaced by
+// redact.Mark wherever the file would hold it: the paths, queries and
+// bodies of the requests, the header values and bodies of the replies.
 func (rec recording) encode(secrets []string) ([]byte, error) {
-	forms := secretForms(secrets)
+	red := redact.New(secrets...)
 	rec.Exchanges = slices.Clone(rec.Exchanges)
 	for i := range rec.Exchanges {
-		rr := &rec.Exchanges[i].Response
-		events := make([]string, len(rr.Events))
-		for j, e := range rr.Events {
-			events[j] = string(scrub([]byte(e), forms))
-		}
-		rr.Events = events
-		rr.Body = string(scrub([]byte(rr.Body), forms))
-		rr.BodyBase64 = scrub(rr.BodyBase64, forms)
+		ex := &rec.Exchanges[i]
+		ex.Request = scrubRequest(ex.Request, red)
+		ex.Response = scrubResponse(ex.Response, red)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -206,34 +199,7 @@ func (rec recording) encode(secrets []string) ([]byte, error) {
 	if err := enc.Encode(rec); err != nil {
 		return nil, err
 	}
-	return scrub(b.Bytes(), forms), nil
-}
-
-// secretForms are the ways each secret may be written: as it is,
-// JSON-escaped and URL-escaped.
-func secretForms(secrets []string) [][]byte {
-	var forms [][]byte
-	for _, s := range secrets {
-		if len(s) < minSecret {
-			continue
-		}
-		quoted := marshal(s)
-		for _, f := range []string{s, string(quoted[1 : len(quoted)-1]), url.QueryEscape(s), url.PathEscape(s)} {
-			if !slices.ContainsFunc(forms, func(b []byte) bool { return string(b) == f }) {
-				forms = append(forms, []byte(f))
-			}
-		}
-	}
-	return forms
-}
-
-func scrub(b []byte, forms [][]byte) []byte {
-	for _, f := range forms {
-		if bytes.Contains(b, f) {
-			b = bytes.ReplaceAll(b, f, []byte(redacted))
-		}
-	}
-	return b
+	return b.Bytes(), nil
 }
 
 // writeFile writes b to path whole (atomicfile.Write), making its

@@ -1,10 +1,15 @@
 package oniontest
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/onionkit/onion/internal/redact"
 )
 
 // FuzzRequestDiff: whatever the bodies and the volatile path, comparing
@@ -70,6 +75,61 @@ func FuzzParseRecording(f *testing.F) {
 		for i := range rec.Exchanges {
 			if !reflect.DeepEqual(again.Exchanges[i].Response.reply(), rec.Exchanges[i].Response.reply()) {
 				t.Fatalf("exchange %d's reply changed on the way", i+1)
+			}
+		}
+	})
+}
+
+// FuzzScrubStream: whatever the secret and the stream, scrubbing a
+// recorded stream never panics, the recording is still one once written,
+// and the secret, when it is one, is not left in the file as it is.
+func FuzzScrubStream(f *testing.F) {
+	const key = "sk-proj-Zq3xV9mT2bLw8RfK4nYp6HcJ1dGs5AeU"
+	chunks := func(parts ...string) string {
+		var b strings.Builder
+		for _, p := range parts {
+			d, _ := json.Marshal(p)
+			b.WriteString(`data: {"choices":[{"index":0,"delta":{"content":` + string(d) + "}}]}\n\n")
+		}
+		return b.String() + "data: [DONE]\n\n"
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(key))
+	f.Add(key, chunks("Your key is ", key[:20], key[20:], "."))
+	f.Add(key, chunks(key[:4], key[4:8], key[8:12], key[12:16], key[16:24], key[24:32], key[32:]))
+	f.Add(key, chunks(strings.ToUpper(key[:10]), strings.ToUpper(key[10:25]), strings.ToUpper(key[25:])))
+	f.Add(key, chunks(b64[:30], b64[30:]))
+	f.Add(key, chunks(`\u0073k-proj-`, key[8:]))
+	f.Add(key, "event: x\r\ndata: {\"a\":[\"sk-proj-Zq3x\",{\"b\":\"V9mT\"}]}\r\n\r\ndata: {\"a\":[\"2bLw8RfK4nYp6HcJ1dGs5AeU\"]}\n\n")
+	f.Add("abcdefgh", "data: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"abcd\"\n\ndata: \"efgh\"\n\n")
+	f.Fuzz(func(t *testing.T, secret, stream string) {
+		rec := recording{Format: recordingFormat, Exchanges: []exchange{{
+			Request:  recordedRequest{Method: "POST", Path: "/v1/chat/completions"},
+			Response: newRecordedResponse(200, http.Header{"Content-Type": {"text/event-stream"}}, []byte(stream)),
+		}}}
+		out, err := rec.encode([]string{secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := parseRecording(out)
+		if err != nil {
+			t.Fatalf("written and read again: %v\n%s", err, out)
+		}
+		again.Exchanges[0].Response.reply()
+		lower := func(s string) string { // ASCII only, as the scrub is
+			b := []byte(s)
+			for i, c := range b {
+				if c >= 'A' && c <= 'Z' {
+					b[i] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+		if len(secret) < redact.MinSecret || strings.ContainsAny(secret, "[]\"\\") || strings.Contains(redact.Mark, lower(secret)) {
+			return // no secret, or one the mark or the file's quoting could spell
+		}
+		for _, e := range again.Exchanges[0].Response.Events {
+			if strings.Contains(lower(e), lower(secret)) {
+				t.Fatalf("%q is left in %q", secret, e)
 			}
 		}
 	})
