@@ -176,3 +176,38 @@ func intBytes(x starlark.Int) int64 {
 	}
 	return int64(x.BigInt().BitLen()/3) + 2
 }
+
+// chargeText charges v written as text or JSON, by what.
+func chargeText(thread *starlark.Thread, v starlark.Value, what string) error {
+	n, err := textSize(thread, v, remaining(thread))
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return allocate(thread, n, func() string { return what })
+}
+
+// chargeBuilt charges v, just built by one of onion's builtins from an
+// input of at most maxInput bytes, which bounds what it can build: a string,
+// or a list of strings or of tuples of strings.
+func chargeBuilt(thread *starlark.Thread, what string, v starlark.Value) (starlark.Value, error) {
+	if err := allocate(thread, builtBytes(v, 2), func() string { return "the result of " + what }); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func builtBytes(v starlark.Value, depth int) int64 {
+	switch x := v.(type) {
+	case starlark.String:
+		return int64(len(x))
+	case starlark.Indexable:
+		n := slotBytes * int64(x.Len())
+		if depth > 0 {
+			for i := range x.Len() {
+				n += builtBytes(x.Index(i), depth-1)
+			}
+		}
+		return n
+	}
+	return valueBytes
+}

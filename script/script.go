@@ -169,6 +169,11 @@ func (t *tool) call(ctx context.Context, raw json.RawMessage) (result any, err e
 		}
 		return nil, withCauses(evalError(err), causes)
 	}
+	// The result is converted and encoded for the model: a value built by
+	// doubling would be written out whole.
+	if err := chargeText(thread, v, "the result"); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.fn.Name(), err)
+	}
 	g, err := toGo(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s returned a value the model cannot read: %w", t.fn.Name(), err)
