@@ -122,3 +122,70 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestGuardKeepsMeaning checks that the rewrite behind MaxMemory leaves
+// what scripts compute, and the errors they get, as the interpreter has
+// them.
+func TestGuardKeepsMeaning(t *testing.T) {
+	cases := []struct{ expr, want string }{
+		{`_alias()`, `[1,2,3]`},
+		{`_index_aug()`, `{"a":[1,2],"n":5,"s":"xy"}`},
+		{`_count_calls()`, `[1,[2]]`},
+		{`[0, 1, 2, 3, 4][::-2] + [0, 1, 2][-2:]`, `[4,2,0,1,2]`},
+		{`"abcdef"[1:4] + "abcdef"[::-1]`, `bcdfedcba`},
+		{`"%s-%d" % ("a", 1) + "{}".format([1]) + str(2) + repr("q")`, `a-1[1]2"q"`},
+		{`getattr("a,b", "split")(",") + sorted({"b": 1, "a": 2}) + list(reversed((1, 2)))`, `["a","b","a","b",2,1]`},
+		{`{"a": 1} | {"b": 2}`, `{"a":1,"b":2}`},
+		{`json.decode(json.encode({"k": [1, 2]}))`, `{"k":[1,2]}`},
+	}
+	var src strings.Builder
+	src.WriteString(`
+def _alias():
+    l = [1]
+    m = l
+    l += [2, 3]
+    return m
+
+def _index_aug():
+    d = {"a": [1], "n": 2, "s": "x"}
+    d["a"] += [2]
+    d["n"] *= 2
+    d["n"] += 1
+    d["s"] += "y"
+    return d
+
+def _count_calls():
+    calls = []
+    l = [[], []]
+    def at():
+        calls.append(1)
+        return 1
+    l[at()] += [2]
+    return [len(calls), l[1]]
+`)
+	for i, c := range cases {
+		src.WriteString("\ndef case" + string(rune('a'+i)) + "():\n    \"\"\"A case.\"\"\"\n    return " + c.expr + "\n")
+	}
+	src.WriteString("\ndef typo():\n    \"\"\"Misspells a method.\"\"\"\n    return \"a\".uper()\n")
+	src.WriteString("\ndef frozen():\n    \"\"\"Extends a frozen list.\"\"\"\n    l = _FROZEN\n    l += [1]\n")
+	tools, err := script.Parse("meaning.star", "_FROZEN = [0]\n"+src.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int{}
+	for i, tool := range tools {
+		byName[tool.Name()] = i
+	}
+	for i, c := range cases {
+		out, err := tools[byName["case"+string(rune('a'+i))]].Call(context.Background(), `{}`)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("%s: got %s, %v; want %s", c.expr, out, err, c.want)
+		}
+	}
+	if _, err := tools[byName["typo"]].Call(context.Background(), `{}`); err == nil || !strings.Contains(err.Error(), "string has no .uper field or method (did you mean .upper?)") {
+		t.Errorf("a misspelt method: got %v, want the interpreter's error with its hint", err)
+	}
+	if _, err := tools[byName["frozen"]].Call(context.Background(), `{}`); err == nil || !strings.Contains(err.Error(), "cannot apply += to frozen list") {
+		t.Errorf("+= on a frozen list: got %v, want the interpreter's error", err)
+	}
+}
