@@ -93,7 +93,7 @@ func runBombs(t *testing.T) {
 		src.WriteString("\ndef " + name + "():\n    \"\"\"Builds too much.\"\"\"\n    return " + expr + "\n")
 	}
 	tools, err := script.Parse("bombs.star", src.String(), script.BaseURL(app.URL),
-		script.MaxMemory(2<<20), script.MaxSteps(100_000_000))
+		script.MaxMemory(1<<20), script.MaxSteps(100_000_000))
 	if err != nil {
 		t.Fatal(err)
 	}
