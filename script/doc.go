@@ -60,7 +60,7 @@
 //   - attempt(fn, *args, **kwargs) calls fn without ending the call when it
 //     fails, and returns a struct with ok (bool), value (what fn returned,
 //     None when it failed) and error (the message, None when it did not).
-//     The call's limits (MaxSteps, Timeout, MaxRequests) are not failures
+//     The call's limits (MaxSteps, MaxMemory, Timeout, MaxRequests) are not failures
 //     it catches: they end the call.
 //   - dig(value, key, ..., default=None) looks keys up one after the other:
 //     dict keys, list indexes (negative from the end) and attributes, such
@@ -168,6 +168,13 @@
 //     16 bytes of input, more for a long pattern), take at most 16 MiB of
 //     input and a pattern of at most 4096 bytes; a parsed document may hold
 //     500,000 nodes nested at most 512 deep.
+//   - Each call (and the file's top level, at load) may allocate at most
+//     MaxMemory bytes (default 256 MiB), counted before the value is built:
+//     x * n, x + y, x % y, slices, join, replace, format, list, sorted, str,
+//     json.encode and json.decode, comprehension elements, response bodies
+//     and the call's result. What a call builds and throws away counts too.
+//     Past the limit the call ends with an error naming script.MaxMemory;
+//     the process and other calls go on.
 //   - A script error (a syntax error at load, a runtime error, fail) becomes
 //     an error naming the file, line and function; a call that fails after
 //     sending a POST, PUT, PATCH or DELETE (or asking for one with a method

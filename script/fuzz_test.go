@@ -99,3 +99,34 @@ func FuzzMarkup(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScript runs arbitrary code as the body of a tool, with small limits:
+// every call ends with a result or an error, never a panic, and never the
+// process running out of memory. The seeds are the memory bombs.
+func FuzzScript(f *testing.F) {
+	f.Add(`return 1 + 1`)
+	for _, expr := range []string{
+		`[0] * (1 << 28)`, `"x" * (1 << 32)`, `",".join(["x" * (1 << 20)] * 4096)`,
+		`[i for i in range(1 << 30)]`, `[[j for j in range(1000)] for i in range(1 << 20)]`,
+		`("x" * 65536).replace("x", "x" * 65536)`, `list(range(1 << 28))`, `json.decode("[" + "0," * 100000 + "0]")`,
+	} {
+		f.Add("return " + expr)
+	}
+	f.Add("s = \"x\"\n    for _ in range(40):\n        s = s + s\n    return s")
+	f.Add("x = [1]\n    for _ in range(40):\n        x = [x, x]\n    return json.encode(x)")
+	f.Add("l = [0]\n    for _ in range(40):\n        l += l\n    return len(l)")
+	f.Add("d = {}\n    for i in range(1 << 30):\n        d[i] = i\n    return d")
+	f.Add("x = [1]\n    for _ in range(40):\n        x = [x, x]\n    return x")
+	f.Fuzz(func(t *testing.T, body string) {
+		src := "def f():\n    \"\"\"Runs the fuzzed body.\"\"\"\n    " + body + "\n"
+		tools, err := Parse("fuzz.star", src, MaxMemory(1<<20), MaxSteps(100_000))
+		if err != nil {
+			return // not a valid script
+		}
+		_, err = tools[0].Call(context.Background(), `{}`)
+		var pe *onion.PanicError
+		if errors.As(err, &pe) || err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("panic on body %q: %v", body, err)
+		}
+	})
+}

@@ -72,9 +72,15 @@ func parseMarkup(isXML bool) func(*starlark.Thread, *starlark.Builtin, starlark.
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
+		if err := allocate(thread, int64(len(text))+int64(d.nodes)*markupNodeBytes, func() string { return "the tree of " + b.Name() }); err != nil {
+			return nil, err
+		}
 		return &node{doc: d, n: d.root}, nil
 	}
 }
+
+// markupNodeBytes is what one parsed node takes.
+const markupNodeBytes = 128
 
 // check counts the nodes of an HTML tree and measures its depth.
 func (d *doc) check() error {

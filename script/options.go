@@ -14,6 +14,7 @@ const (
 	DefaultTimeout          = 20 * time.Second // DefaultTimeout is the default of Timeout.
 	DefaultMaxSteps         = 1_000_000        // DefaultMaxSteps is the default of MaxSteps.
 	DefaultMaxResponseBytes = 1 << 20          // DefaultMaxResponseBytes is the default of MaxResponseBytes.
+	DefaultMaxMemory        = 256 << 20        // DefaultMaxMemory is the default of MaxMemory.
 )
 
 // An Option configures the tools made by Load and Parse.
@@ -27,6 +28,7 @@ type config struct {
 	timeout     time.Duration
 	maxSteps    int
 	maxResponse int
+	maxMemory   int64
 	client      *http.Client
 	base        *url.URL  // parsed baseURL, nil when none was given
 	redactor    *redactor // finds the header values in responses
@@ -61,6 +63,14 @@ func MaxSteps(n int) Option { return func(c *config) { c.maxSteps = n } }
 // attribute is True and a marker ends its body.
 func MaxResponseBytes(n int) Option { return func(c *config) { c.maxResponse = n } }
 
+// MaxMemory caps the bytes one call may allocate, and running the file's
+// top level at load (default 256 MiB). What a script builds is counted
+// before it is built (a list repeated, strings joined or concatenated, a
+// value written as text or JSON, a response decoded), whether it is kept or
+// not, and the call ends with an error instead of the process running out
+// of memory.
+func MaxMemory(n int) Option { return func(c *config) { c.maxMemory = int64(n) } }
+
 // HTTPClient sets the client requests are sent with (default
 // http.DefaultClient's settings). Its CheckRedirect is replaced, since
 // redirects are never followed, and its Jar is not used.
@@ -72,6 +82,7 @@ func newConfig(opts []Option) (*config, error) {
 		timeout:     DefaultTimeout,
 		maxSteps:    DefaultMaxSteps,
 		maxResponse: DefaultMaxResponseBytes,
+		maxMemory:   DefaultMaxMemory,
 	}
 	for _, o := range opts {
 		o(c)
@@ -85,6 +96,8 @@ func newConfig(opts []Option) (*config, error) {
 		return nil, fmt.Errorf("script.MaxSteps(%d): must be positive", c.maxSteps)
 	case c.maxResponse <= 0:
 		return nil, fmt.Errorf("script.MaxResponseBytes(%d): must be positive", c.maxResponse)
+	case c.maxMemory <= 0:
+		return nil, fmt.Errorf("script.MaxMemory(%d): must be positive", c.maxMemory)
 	}
 	if c.baseURL != "" {
 		u, err := url.Parse(c.baseURL)

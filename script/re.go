@@ -109,7 +109,7 @@ func reFindall(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	for _, idx := range re.FindAllStringSubmatchIndex(text, -1) {
 		out = append(out, groupsValue(&reMatch{re: re, text: text, idx: idx}))
 	}
-	return starlark.NewList(out), nil
+	return chargeBuilt(thread, b.Name(), starlark.NewList(out))
 }
 
 // reSub is re.sub(pattern, repl, text, count=0): repl is a string in which
@@ -156,7 +156,7 @@ func reSub(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		}
 	}
 	b2.WriteString(text[at:])
-	return starlark.String(b2.String()), nil
+	return chargeBuilt(thread, b.Name(), starlark.String(b2.String()))
 }
 
 func reSplit(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -178,7 +178,7 @@ func reSplit(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	for i, p := range parts {
 		out[i] = starlark.String(p)
 	}
-	return starlark.NewList(out), nil
+	return chargeBuilt(thread, b.Name(), starlark.NewList(out))
 }
 
 // reMatch is a match: m.group(0), m.group(1) or m.group("name"), m.groups(),

@@ -120,6 +120,9 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			contentType = "application/octet-stream"
 		}
 	case *starlark.Dict, *starlark.List, starlark.Tuple:
+		if err := chargeText(thread, v, "body="); err != nil {
+			return nil, err
+		}
 		g, err := toGo(v)
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
@@ -170,6 +173,9 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(cfg.maxResponse)+int64(cfg.redactor.maxSpan)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: read the response: %w", method, path, redactErr(cfg, err))
+	}
+	if err := allocate(thread, int64(len(data)), func() string { return fmt.Sprintf("the body of %s %s", method, path) }); err != nil {
+		return nil, err
 	}
 	r := &response{method: method, path: path, status: resp.StatusCode}
 	text := string(data)
@@ -402,6 +408,9 @@ func ok(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 	}
 	parsed := starlark.Value(starlark.None)
 	if !r.truncated && strings.TrimSpace(r.body) != "" {
+		if err := chargeJSON(thread, r); err != nil {
+			return nil, err
+		}
 		if v, err := decodeJSON([]byte(r.body)); err == nil {
 			parsed = v
 		}

@@ -47,12 +47,15 @@ func (r *response) Attr(name string) (starlark.Value, error) {
 }
 
 // json parses the body.
-func (r *response) json(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (r *response) json(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
 	if r.truncated {
 		return nil, fmt.Errorf("the body of %s %s was cut at script.MaxResponseBytes and cannot be parsed", r.method, r.path)
+	}
+	if err := chargeJSON(thread, r); err != nil {
+		return nil, err
 	}
 	v, err := decodeJSON([]byte(r.body))
 	if err != nil {
@@ -64,4 +67,9 @@ func (r *response) json(_ *starlark.Thread, b *starlark.Builtin, args starlark.T
 // summary is the response as a tool result, when a script returns one.
 func (r *response) summary() map[string]any {
 	return map[string]any{"status": r.status, "headers": r.headers.goMap(), "body": r.body, "truncated": r.truncated}
+}
+
+// chargeJSON charges the values decoding r's body builds.
+func chargeJSON(thread *starlark.Thread, r *response) error {
+	return allocate(thread, jsonBytes(r.body), func() string { return fmt.Sprintf("decoding the body of %s %s", r.method, r.path) })
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/onionkit/onion"
-	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -24,11 +23,20 @@ var predeclared = starlark.StringDict{
 	"ok":      starlark.NewBuiltin("ok", safe(ok)),
 	"attempt": starlark.NewBuiltin("attempt", attempt),
 	"dig":     starlark.NewBuiltin("dig", safe(dig)),
-	"json":    starjson.Module,
 	"re":      reModule,
 	"text":    textModule,
 	"html":    htmlModule,
 	"xml":     xmlModule,
+}
+
+func init() {
+	// json and the builtins that build values are guarded (sizes.go); the
+	// hooks are what guard's rewrite calls (hooks.go).
+	for _, names := range []starlark.StringDict{universe, hooks} {
+		for name, v := range names {
+			predeclared[name] = v
+		}
+	}
 }
 
 // Load reads the Starlark file at path and returns its tools: one per
@@ -47,7 +55,7 @@ func Parse(filename, src string, opts ...Option) ([]*onion.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, predeclared.Has)
+	f, err := fileOptions.Parse(filename, src, 0)
 	if err != nil {
 		return nil, fmt.Errorf("script: %w", err)
 	}
@@ -55,6 +63,11 @@ func Parse(filename, src string, opts ...Option) ([]*onion.Tool, error) {
 		if l, ok := stmt.(*syntax.LoadStmt); ok {
 			return nil, fmt.Errorf("script: %s: load is not allowed: a script is one file", l.Load)
 		}
+	}
+	guardFile(f)
+	prog, err := starlark.FileProgram(f, predeclared.Has)
+	if err != nil {
+		return nil, fmt.Errorf("script: %w", err)
 	}
 	thread := newThread(filename, cfg)
 	globals, err := prog.Init(thread, predeclared)
@@ -104,6 +117,7 @@ func newThread(name string, cfg *config) *starlark.Thread {
 	t := &starlark.Thread{Name: name, Print: func(*starlark.Thread, string) {}}
 	t.SetMaxExecutionSteps(uint64(cfg.maxSteps))
 	t.SetLocal(maxStepsKey, cfg.maxSteps)
+	t.SetLocal(memoryKey, &memory{limit: cfg.maxMemory})
 	t.OnMaxSteps = func(t *starlark.Thread) {
 		t.SetLocal(outOfStepsKey, true) // so that attempt lets the error through
 		t.Cancel(stepLimitMessage(cfg.maxSteps))
@@ -154,6 +168,11 @@ func (t *tool) call(ctx context.Context, raw json.RawMessage) (result any, err e
 			causes = append(causes, onion.ErrOutcomeUnknown)
 		}
 		return nil, withCauses(evalError(err), causes)
+	}
+	// The result is converted and encoded for the model: a value built by
+	// doubling would be written out whole.
+	if err := chargeText(thread, v, "the result"); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.fn.Name(), err)
 	}
 	g, err := toGo(v)
 	if err != nil {

@@ -39,7 +39,7 @@ func textFn(name string, fn func(string) starlark.Value) *starlark.Builtin {
 		if err := charge(thread, len(s)); err != nil {
 			return nil, err
 		}
-		return fn(s), nil
+		return chargeBuilt(thread, b.Name(), fn(s))
 	}))
 }
 
@@ -108,7 +108,7 @@ func textSplit(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	default:
 		return nil, fmt.Errorf("%s: sep must be a string, not %s", b.Name(), sep.Type())
 	}
-	return strList(parts), nil
+	return chargeBuilt(thread, b.Name(), strList(parts))
 }
 
 // textTruncate is text.truncate(s, n, marker="…"): s when it has at most n
