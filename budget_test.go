@@ -34,9 +34,9 @@ func TestTokenBudgetLine(t *testing.T) {
 				t.Fatalf("result %+v, err %v", res, err)
 			}
 			for i, want := range []string{
-				"go\n\nToken budget: 10000 of 10000 tokens left.", // the line ends the prompt
-				"Token budget: 9880 of 10000 tokens left.",        // and follows a tool result
-				"Token budget: 9720 of 10000 tokens left.",
+				"go\n\nToken budget: 10000 of 10000 tokens left.",         // the line ends the prompt
+				"value of a\n\nToken budget: 9880 of 10000 tokens left.", // and the last tool result,
+				"value of b\n\nToken budget: 9720 of 10000 tokens left.", // as strict templates want
 			} {
 				if got := lastMessage(t, s, i); got != want {
 					t.Errorf("request %d ends with %q, want %q", i, got, want)
@@ -86,7 +86,7 @@ func TestTokenBudgetStopsTools(t *testing.T) {
 				t.Errorf("the final request offers tools: %s", last.Raw)
 			}
 			msgs := last.Body.Messages
-			if got := msgs[len(msgs)-1].Content; got != loop.BudgetNote+"\n\nToken budget: 660 of 1000 tokens left." {
+			if got := msgs[len(msgs)-1].Content; got != "value of a\n\n"+loop.BudgetNote+"\n\nToken budget: 660 of 1000 tokens left." {
 				t.Errorf("last message %q, want the budget note and line", got)
 			}
 			if want := (onion.Usage{PromptTokens: 700, CompletionTokens: 50, TotalTokens: 750, Requests: 2}); res.Usage != want {

@@ -93,7 +93,7 @@ var docTables = map[string][]string{
 	"builtin/doc.go":       {"reference   tool         intent  limits"}, // builtin TestToolsAll
 	"mcp/mcpclient/doc.go": {"readOnlyHint: true      onion.Read"},      // mcpclient TestIntent
 	"mcp/mcpserver/doc.go": {
-		"onion.Read    readOnlyHint: true",                                       // mcpserver TestServe
+		"onion.Read              readOnlyHint: true",                             // mcpserver TestServe, TestWritesAreDestructiveUnlessAdditive
 		`"io.github.onionkit/outcome"  "outcome_unknown" (a write or delete cut`, // mcpserver TestOutcomeMeta
 	},
 }

@@ -157,7 +157,7 @@ func TestAnswerAndBudgetReplay(t *testing.T) {
 	// 25 tokens, then a round estimated at 20+5+10+5 = 40: another round
 	// and a final request (90) would not fit the 75 left, the final alone
 	// does. Then 67 spent: the corrective turn (~40+2+2+2) would not fit.
-	for _, want := range []string{`"content":"The token budget leaves no room`, `did not get.\n\nToken budget: 75 of 100 tokens left."}`, `"content":"go\n\nToken budget: 100 of 100 tokens left."}`, `"stop_reason":"budget"`, `"answer_problems":["bad"]`, `"output":"{}"`} {
+	for _, want := range []string{`\n\nThe token budget leaves no room`, `did not get.\n\nToken budget: 75 of 100 tokens left.","tool_call_id":"a"`, `"content":"go\n\nToken budget: 100 of 100 tokens left."}`, `"stop_reason":"budget"`, `"answer_problems":["bad"]`, `"output":"{}"`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Errorf("the run never produced %s:\n%s", want, first)
 		}

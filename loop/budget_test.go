@@ -21,7 +21,7 @@ func TestBudgetLineEndsEveryRequest(t *testing.T) {
 	r.reply("read") // 12 tokens
 	r.ok("c0")
 	req = r.l.Pending(r.st)[0].Request
-	if last := req.Messages[len(req.Messages)-1]; last.Role != loop.RoleUser || last.Content != "Token budget: 988 of 1000 tokens left." || len(req.Tools) == 0 {
+	if last := req.Messages[len(req.Messages)-1]; last.Role != loop.RoleTool || !strings.HasSuffix(last.Content, "\n\nToken budget: 988 of 1000 tokens left.") || len(req.Tools) == 0 {
 		t.Errorf("second request ends with %+v, %d tools", last, len(req.Tools))
 	}
 	for _, m := range r.st.Messages {

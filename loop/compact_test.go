@@ -230,18 +230,21 @@ func TestCompactSummarizes(t *testing.T) {
 	if len(c) != 1 || c[0].Summarized != 4 || c[0].After >= c[0].Before {
 		t.Fatalf("compactions %+v, want one summarizing the 4 older messages", c)
 	}
+	// The summary is kept as an assistant message before the prompt, and
+	// sent as the start of the first user turn, as strict chat templates
+	// want the first turn a user's.
+	if m := r.st.Messages[0]; m.Role != loop.RoleAssistant || m.Content != loop.SummaryPrefix+"they said hello; page 1 said r1" {
+		t.Errorf("the summary message is %+v", m)
+	}
 	msgs := r.request().Request.Messages
-	if r.request().Summary || len(msgs) != 5 {
+	if r.request().Summary || len(msgs) != 4 {
 		t.Fatalf("the request after the summary: %+v", msgs)
 	}
-	if msgs[1].Role != loop.RoleAssistant || msgs[1].Content != loop.SummaryPrefix+"they said hello; page 1 said r1" {
-		t.Errorf("the summary message is %+v", msgs[1])
-	}
-	if msgs[2].Role != loop.RoleUser || msgs[2].Content != "find it" {
-		t.Errorf("the prompt is %+v", msgs[2])
+	if msgs[1].Role != loop.RoleUser || msgs[1].Content != loop.SummaryPrefix+"they said hello; page 1 said r1\n\nfind it" {
+		t.Errorf("the first user turn is %+v", msgs[1])
 	}
 	cur[0].ResponseID = ""
-	if a, b := fmt.Sprint(cur), fmt.Sprint(msgs[3:]); a != b {
+	if a, b := fmt.Sprint(cur), fmt.Sprint(msgs[2:]); a != b {
 		t.Errorf("the current round changed:\n got %s\nwant %s", b, a)
 	}
 	if r.st.Start != 1 || r.st.Result.Usage.Requests != 3 || r.st.Result.Usage.PromptTokens != 300 {
@@ -364,7 +367,7 @@ func TestCompactSummarizesTheHistory(t *testing.T) {
 		t.Fatalf("compactions %+v", c)
 	}
 	msgs := r.request().Request.Messages
-	if len(msgs) != 3 || msgs[1].Content != loop.SummaryPrefix+"they said a and b" || msgs[2].Content != "find it" || r.st.Start != 1 {
+	if len(msgs) != 2 || msgs[1].Role != loop.RoleUser || msgs[1].Content != loop.SummaryPrefix+"they said a and b\n\nfind it" || r.st.Start != 1 {
 		t.Errorf("the first request: %+v, start %d", msgs, r.st.Start)
 	}
 }

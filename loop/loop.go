@@ -270,7 +270,7 @@ func (l *Loop) request(st *State) *Request {
 	n := len(st.Messages) + 3
 	msgs := make([]Message, 0, n)
 	msgs = append(msgs, Message{Role: RoleSystem, Content: l.system})
-	msgs = append(msgs, st.Messages...)
+	msgs = alternate(append(msgs, st.Messages...))
 	req := &Request{Model: l.cfg.Model, Temperature: l.cfg.Temperature}
 	switch {
 	case withTools:
@@ -549,20 +549,6 @@ func (l *Loop) finish(st *State, reason StopReason, err string, out []Effect) []
 	st.Result.Error = err
 	r := st.Result
 	return append(out, Effect{Kind: Finish, Result: &r})
-}
-
-// withNote ends msgs, the request's own copy of the conversation, with a
-// note of the loop's. Notes are user turns, not system ones, since several
-// servers' chat templates refuse a system message anywhere but first; and
-// as some refuse two user messages in a row too, a note after a user turn
-// (the prompt, a corrective turn, another note) ends that message, on
-// lines of its own.
-func withNote(msgs []Message, note string) []Message {
-	if last := &msgs[len(msgs)-1]; last.Role == RoleUser {
-		last.Content += "\n\n" + note
-		return msgs
-	}
-	return append(msgs, Message{Role: RoleUser, Content: note})
 }
 
 // fallbackAnswer is the answer when the model says nothing after the cap

@@ -38,7 +38,7 @@ func TestTokenBudgetInADurableRun(t *testing.T) {
 		t.Fatalf("%d requests; the last offers %d tools", len(sent), len(sent[1].Tools))
 	}
 	last := sent[1].Messages[len(sent[1].Messages)-1].Content
-	if !strings.HasPrefix(last, loop.BudgetNote) || !strings.HasSuffix(last, "Token budget: 660 of 1000 tokens left.") {
+	if !strings.HasPrefix(last, "12 in stock\n\n"+loop.BudgetNote) || !strings.HasSuffix(last, "Token budget: 660 of 1000 tokens left.") {
 		t.Errorf("the last request ends with %q", last)
 	}
 }
