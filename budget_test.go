@@ -34,7 +34,7 @@ func TestTokenBudgetLine(t *testing.T) {
 				t.Fatalf("result %+v, err %v", res, err)
 			}
 			for i, want := range []string{
-				"go\n\nToken budget: 10000 of 10000 tokens left.",         // the line ends the prompt
+				"go\n\nToken budget: 10000 of 10000 tokens left.",        // the line ends the prompt
 				"value of a\n\nToken budget: 9880 of 10000 tokens left.", // and the last tool result,
 				"value of b\n\nToken budget: 9720 of 10000 tokens left.", // as strict templates want
 			} {
