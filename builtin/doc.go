@@ -87,7 +87,8 @@
 // overwrite it. run_command runs each command in a PID namespace of its own
 // where Linux allows one, so that when the command finishes or times out
 // the kernel kills everything it started, setsid or not (elsewhere, in a
-// process group of its own, killed as a whole), and without the
+// process group of its own, killed as a whole), with a /proc of that
+// namespace it has no capability to take away, even as root, and without the
 // environment variables that look like credentials. web_fetch and the
 // browser reach only public internet addresses unless told otherwise
 // (webfetch.AllowAddresses, browser.BrowserAllowAddresses).

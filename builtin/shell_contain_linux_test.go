@@ -1,0 +1,81 @@
+package builtin
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// skipWithoutNamespaces skips a test of what only a PID namespace
+// guarantees, on a machine where none can be made.
+func skipWithoutNamespaces(t *testing.T) {
+	t.Helper()
+	if containFrom.Load() == containProcessGroup {
+		t.Skip("no PID namespace can be made here (neither as root nor in a user namespace); a process can leave the process group")
+	}
+}
+
+// TestShellCommandCannotReachHostProc checks, as root and in each way of
+// containing a command, that the command holds no capability with which to
+// take away the /proc of its namespace or mount another, and cannot read a
+// host process's environment: the agent's, the host's pid 1's, or that of
+// a process the test starts with a secret of its own.
+func TestShellCommandCannotReachHostProc(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("the escape through /proc needs root in the command; run the tests as root (in a VM or container) to check it")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-agent-secret")
+	victim := exec.Command("cat") // lives until its standard input closes
+	victim.Env = append(os.Environ(), "VICTIM_SECRET=victim-secret")
+	stdin, err := victim.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); victim.Wait() })
+	pid := strconv.Itoa(victim.Process.Pid)
+	readEnv := "cat /proc/" + pid + "/environ /proc/" + strconv.Itoa(os.Getpid()) + "/environ /proc/1/environ"
+
+	for _, mode := range []struct {
+		name string
+		way  int32
+	}{{"pid namespace", containPIDNamespace}, {"user namespace", containUserNamespace}, {"process group", containProcessGroup}} {
+		t.Run(mode.name, func(t *testing.T) {
+			was := containFrom.Swap(mode.way)
+			t.Cleanup(func() { containFrom.Store(was) })
+			tool := NewShell(ShellDir(t.TempDir()))
+			attacks := []struct{ command, forbidden string }{
+				{"umount /proc && echo UNMOUNTED", "UNMOUNTED"},
+				{"umount -l /proc && echo UNMOUNTED", "UNMOUNTED"},
+				{"mkdir p && mount -t proc proc p && echo MOUNTED", "MOUNTED"},
+				{"mount -t proc proc /proc && echo MOUNTED", "MOUNTED"},
+				{readEnv, "secret"},
+				{"umount /proc; " + readEnv, "secret"},
+				{"umount -l /proc; " + readEnv, "secret"},
+			}
+			if mode.way != containProcessGroup {
+				attacks = append(attacks, struct{ command, forbidden string }{"ls /proc/" + pid + " && echo VISIBLE", "VISIBLE"})
+			}
+			for _, tt := range attacks {
+				out, err := runShell(t, tool, tt.command)
+				if got := containFrom.Load(); got != mode.way {
+					t.Skipf("this machine cannot contain a command in a %s (it fell back to way %d)", mode.name, got)
+				}
+				if err != nil || strings.Contains(out, tt.forbidden) {
+					t.Errorf("%s: %q, %v", tt.command, out, err)
+				}
+			}
+			out, err := runShell(t, tool, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status")
+			for _, want := range []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+				"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1"} {
+				if err != nil || !strings.Contains(out, want) {
+					t.Errorf("the command's status lacks %q: %q, %v", want, out, err)
+				}
+			}
+		})
+	}
+}
