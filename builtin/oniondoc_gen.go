@@ -157,6 +157,7 @@ func init() {
 				{Name: "readOnly", Doc: []string{"first words that need no approval"}},
 				{Name: "passEnv", Doc: []string{"variables passed besides commandEnv"}},
 				{Name: "setEnv", Doc: []string{"NAME=value, set over the inherited ones"}},
+				{Name: "withTimeout", Doc: []string{"withTimeout is context.WithTimeout; a test ends a command's time", "itself, once the command has got where the test needs it."}},
 			}},
 			{Name: "commandArgs", Doc: []string{"commandArgs are the arguments of run_command."}, Fields: []srcdoc.Field{
 				{Name: "Command"},

@@ -116,6 +116,9 @@ type shell struct {
 	readOnly  map[string]bool // first words that need no approval
 	passEnv   map[string]bool // variables passed besides commandEnv
 	setEnv    []string        // NAME=value, set over the inherited ones
+	// withTimeout is context.WithTimeout; a test ends a command's time
+	// itself, once the command has got where the test needs it.
+	withTimeout func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
 // commandEnv are the variables of this process that commands see without
@@ -149,7 +152,8 @@ type commandArgs struct {
 // first, except those allowed by ReadOnlyCommands. It panics only if the
 // onion package rejects the tool, which is a bug.
 func NewShell(opts ...ShellOption) *onion.Tool {
-	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}, passEnv: map[string]bool{}}
+	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}, passEnv: map[string]bool{},
+		withTimeout: context.WithTimeout}
 	for _, o := range opts {
 		o(s)
 	}
@@ -187,7 +191,7 @@ func (s *shell) run(ctx context.Context, args commandArgs) (string, error) {
 	if strings.TrimSpace(args.Command) == "" {
 		return "", errors.New("run_command: command is empty: give a shell command line, such as \"ls\"")
 	}
-	runCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	runCtx, cancel := s.withTimeout(ctx, s.timeout)
 	defer cancel()
 
 	out := &cappedBuffer{max: s.maxOutput}

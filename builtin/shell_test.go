@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,11 +105,45 @@ func markProcesses(t *testing.T) (mark ShellOption, survivors func() []string) {
 	}
 }
 
+// TestShellTimeoutKillsProcessGroup checks that a command's time running
+// out kills it and the job it left in the background, and that the error
+// holds the output so far. The time runs out once the command has printed
+// and its job runs, which the command tells through a FIFO: a real timer
+// could fire before a loaded machine has even started the shell.
 func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	mark, survivors := markProcesses(t)
-	tool := NewShell(mark, ShellTimeout(200*time.Millisecond))
-	out, err := runShell(t, tool, "sleep 10 & echo started; wait")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{}) // closed once the command wrote to the FIFO, or ended
+	go func() {
+		defer close(started)
+		if b, err := os.ReadFile(fifo); err != nil || len(b) == 0 {
+			t.Errorf("reading the FIFO: %q, %v", b, err)
+		}
+	}()
+	endsWhenStarted := ShellOption(func(s *shell) {
+		s.withTimeout = func(ctx context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-started:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			return ctx, cancel
+		}
+	})
+	tool := NewShell(mark, ShellDir(dir), ShellTimeout(200*time.Millisecond), endsWhenStarted)
+	out, err := runShell(t, tool, "sleep 10 & echo started; echo x >started; wait")
+	if f, ferr := os.OpenFile(fifo, os.O_RDWR, 0); ferr == nil {
+		f.Close() // let the reader go if the command never opened the FIFO
+	}
+	<-started
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "ran past the 200ms time limit and was killed") {
 		t.Fatalf("got %q, %v; want a timeout error", out, err)
 	}
