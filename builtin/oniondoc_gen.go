@@ -81,7 +81,7 @@ func init() {
 			{Name: "shellTimeoutError.Unwrap", Doc: []string{"Unwrap lets errors.Is(err, context.DeadlineExceeded) find a timeout."}},
 			{Name: "cappedBuffer.Write", Params: []string{"p"}},
 			{Name: "cappedBuffer.String", Doc: []string{"String returns the output, with a marker where bytes were cut."}},
-			{Name: "startContained", Doc: []string{"startContained starts /bin/sh -c command, with the process newCmd makes", "for the argument list it is given, in the best container this process", "may create, and returns it."}, Params: []string{"command", "newCmd"}},
+			{Name: "startContained", Doc: []string{"startContained starts /bin/sh -c command, with the process newCmd makes", "for the argument list it is given, in the best container this process", "may create, and returns it. A way is given up for good only once a later", "one has started: an error every way meets (a command or directory the", "kernel rejects) must not leave later commands less contained."}, Params: []string{"command", "newCmd"}},
 			{Name: "containAttrs", Doc: []string{"containAttrs returns the process attributes of one way of containing."}, Params: []string{"mode"}},
 			{Name: "namespaceRefused", Doc: []string{"namespaceRefused reports whether Start failed because the namespace could", "not be made, rather than for a reason every way would meet."}, Params: []string{"err"}},
 			{Name: "NewTodoList", Doc: []string{"NewTodoList returns an empty task list; give it to onion.ToolsFrom or", `builtin.Tools("todo") to hand it to an agent.`}},

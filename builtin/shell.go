@@ -191,6 +191,9 @@ func (s *shell) run(ctx context.Context, args commandArgs) (string, error) {
 	if strings.TrimSpace(args.Command) == "" {
 		return "", errors.New("run_command: command is empty: give a shell command line, such as \"ls\"")
 	}
+	if strings.ContainsRune(args.Command, 0) {
+		return "", errors.New("run_command: the command holds a NUL byte, which no command line can: remove it")
+	}
 	runCtx, cancel := s.withTimeout(ctx, s.timeout)
 	defer cancel()
 

@@ -51,7 +51,7 @@ const (
 )
 
 // containFrom is the first way to try: those before it failed once in this
-// process, and will again.
+// process where a later one worked, and will fail again.
 var containFrom atomic.Int32
 
 // selfExe is this program, whatever its path on disk has become since it
@@ -60,9 +60,12 @@ const selfExe = "/proc/self/exe"
 
 // startContained starts /bin/sh -c command, with the process newCmd makes
 // for the argument list it is given, in the best container this process
-// may create, and returns it.
+// may create, and returns it. A way is given up for good only once a later
+// one has started: an error every way meets (a command or directory the
+// kernel rejects) must not leave later commands less contained.
 func startContained(command string, newCmd func(argv ...string) *exec.Cmd) (*exec.Cmd, error) {
-	for mode := int(containFrom.Load()); ; mode++ {
+	from := int(containFrom.Load())
+	for mode := from; ; mode++ {
 		proc := commandinit.MountProc
 		if mode == containProcessGroup {
 			proc = commandinit.KeepProc // the host's mount namespace: leave its /proc alone
@@ -71,13 +74,15 @@ func startContained(command string, newCmd func(argv ...string) *exec.Cmd) (*exe
 		cmd.Args[0] = commandinit.Name
 		cmd.SysProcAttr = containAttrs(mode)
 		err := cmd.Start()
-		if err == nil || mode == containProcessGroup || !namespaceRefused(err) {
-			if err != nil {
-				err = fmt.Errorf("starting the command's init (%s): %w", selfExe, err)
+		if err == nil {
+			if mode != from {
+				containFrom.CompareAndSwap(int32(from), int32(mode))
 			}
-			return cmd, err
+			return cmd, nil
 		}
-		containFrom.CompareAndSwap(int32(mode), int32(mode+1))
+		if mode == containProcessGroup || !namespaceRefused(err) {
+			return cmd, fmt.Errorf("starting the command's init (%s): %w", selfExe, err)
+		}
 	}
 }
 

@@ -90,3 +90,22 @@ func TestShellCommandCannotReachHostProc(t *testing.T) {
 		})
 	}
 }
+
+// TestShellFailedStartKeepsContainment checks that a command every way of
+// containing fails to start (one holding a NUL byte, which the kernel
+// rejects as it would any argument) leaves the way later commands are
+// contained as it was, through the tool and through startContained itself.
+func TestShellFailedStartKeepsContainment(t *testing.T) {
+	was := containFrom.Load()
+	t.Cleanup(func() { containFrom.Store(was) })
+	_, err := runShell(t, NewShell(), "echo a\x00b")
+	if err == nil || !strings.Contains(err.Error(), "NUL byte") {
+		t.Errorf("a command holding a NUL byte: %v", err)
+	}
+	if _, err := startContained("echo a\x00b", func(argv ...string) *exec.Cmd { return exec.Command(argv[0], argv[1:]...) }); err == nil {
+		t.Error("startContained started a command holding a NUL byte")
+	}
+	if got := containFrom.Load(); got != was {
+		t.Errorf("commands that could not start moved containment from way %d to %d", was, got)
+	}
+}
