@@ -62,7 +62,7 @@
 //	files       glob         read    up to MaxFileResults matches; .git skipped unless named; stops when the call ends or after 100,000 entries
 //	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git; stops when the call ends, after 100,000 entries or 64 MiB read
 //	files       delete_file  delete  files and empty directories only
-//	shell       run_command  write   approval; nothing it starts outlives the call; ShellTimeout (30 s); ShellMaxOutput (64 KiB); no secret-looking environment variables
+//	shell       run_command  write   approval; nothing it starts outlives the call; ShellTimeout (30 s); ShellMaxOutput (64 KiB); an allow-listed environment
 //	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY
 //	web_fetch   web_fetch    read    public http(s) only; MaxBodyBytes (2 MiB); FetchTimeout (20 s); 5 redirects
 //	browser     goto         write   public addresses only; BrowserTimeout (30 s) per call
@@ -87,8 +87,9 @@
 // overwrite it. run_command runs each command in a PID namespace of its own
 // where Linux allows one, so that when the command finishes or times out
 // the kernel kills everything it started, setsid or not (elsewhere, in a
-// process group of its own, killed as a whole), and without the
-// environment variables that look like credentials. web_fetch and the
+// process group of its own, killed as a whole), with a /proc of that
+// namespace it has no capability to take away, even as root, and with only
+// the environment variables an allow-list names. web_fetch and the
 // browser reach only public internet addresses unless told otherwise
 // (webfetch.AllowAddresses, browser.BrowserAllowAddresses).
 //

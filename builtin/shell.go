@@ -68,7 +68,8 @@ func ShellMaxOutput(n int) ShellOption {
 // -delete" deletes, "sed -i" edits, "git" can push, and "env", "xargs",
 // "nice" or "timeout" run any program they are given. A read-only command
 // still reads whatever this process may read: the environment it sees
-// holds no secret-looking variables (see ShellPassEnv), but files can.
+// holds only variables allowed by name (see ShellPassEnv), but files can
+// hold secrets.
 func ReadOnlyCommands(names ...string) ShellOption {
 	return func(s *shell) {
 		for _, n := range names {
@@ -80,12 +81,13 @@ func ReadOnlyCommands(names ...string) ShellOption {
 }
 
 // ShellPassEnv passes the named environment variables of this process to
-// commands although their names look secret. By default commands see this
-// process's environment without the variables whose names hold KEY, TOKEN,
-// SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, COOKIE, DSN or PRIVATE,
-// or have a part AUTH, OAUTH, AUTHORIZATION, PASS or PAT between
-// underscores (OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
-// SSH_AUTH_SOCK…): the agent's own credentials are not the model's to read.
+// commands. By default commands see only PATH, HOME, USER, LOGNAME, SHELL,
+// TMPDIR, TZ, TERM, LANG, LANGUAGE, the LC_ variables and SSL_CERT_FILE
+// and SSL_CERT_DIR of this process's environment: whatever else it holds,
+// the agent's own credentials with it (OPENAI_API_KEY, DATABASE_URL,
+// CI_JOB_JWT, SLACK_WEBHOOK_URL…), is not the model's to read. A command
+// that needs more, GOPATH or a proxy say, gets it through this option or
+// ShellEnv.
 func ShellPassEnv(names ...string) ShellOption {
 	return func(s *shell) {
 		for _, n := range names {
@@ -112,47 +114,32 @@ type shell struct {
 	dir       string
 	maxOutput int
 	readOnly  map[string]bool // first words that need no approval
-	passEnv   map[string]bool // secret-looking variables passed anyway
+	passEnv   map[string]bool // variables passed besides commandEnv
 	setEnv    []string        // NAME=value, set over the inherited ones
+	// withTimeout is context.WithTimeout; a test ends a command's time
+	// itself, once the command has got where the test needs it.
+	withTimeout func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
-// environ returns the environment of a command: this process's, without
-// the secret-looking variables not passed by ShellPassEnv, with ShellEnv's
-// over it.
+// commandEnv are the variables of this process that commands see without
+// ShellPassEnv, with those whose names start with LC_: what programs need
+// to find the user's files and certificates, speak the user's language and
+// tell the time. It is a list of what may go, not of what may not: a
+// credential can be called anything.
+var commandEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM", "LANG", "LANGUAGE", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+
+// environ returns the environment of a command: the variables of this
+// process in commandEnv or passed by ShellPassEnv, with ShellEnv's over
+// them.
 func (s *shell) environ() []string {
-	env := make([]string, 0, len(os.Environ())+len(s.setEnv))
+	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if s.passEnv[name] || !secretName(name) {
+		if s.passEnv[name] || slices.Contains(commandEnv, name) || strings.HasPrefix(name, "LC_") {
 			env = append(env, kv)
 		}
 	}
 	return append(env, s.setEnv...) // exec keeps the last of duplicates
-}
-
-// secretWords mark a variable's name as holding a credential wherever
-// they appear in it; secretParts only as a whole part of it, between
-// underscores (GIT_AUTHOR_NAME is not secret, SSH_AUTH_SOCK is).
-var (
-	secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "COOKIE", "DSN", "PRIVATE"}
-	secretParts = []string{"AUTH", "OAUTH", "AUTHORIZATION", "PASS", "PAT"}
-)
-
-// secretName reports whether an environment variable's name looks like it
-// holds a credential.
-func secretName(name string) bool {
-	upper := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(upper, w) {
-			return true
-		}
-	}
-	for _, part := range strings.FieldsFunc(upper, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		if slices.Contains(secretParts, part) {
-			return true
-		}
-	}
-	return false
 }
 
 // commandArgs are the arguments of run_command.
@@ -165,7 +152,8 @@ type commandArgs struct {
 // first, except those allowed by ReadOnlyCommands. It panics only if the
 // onion package rejects the tool, which is a bug.
 func NewShell(opts ...ShellOption) *onion.Tool {
-	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}, passEnv: map[string]bool{}}
+	s := &shell{timeout: defaultShellTimeout, maxOutput: defaultShellMaxOutput, readOnly: map[string]bool{}, passEnv: map[string]bool{},
+		withTimeout: context.WithTimeout}
 	for _, o := range opts {
 		o(s)
 	}
@@ -203,7 +191,10 @@ func (s *shell) run(ctx context.Context, args commandArgs) (string, error) {
 	if strings.TrimSpace(args.Command) == "" {
 		return "", errors.New("run_command: command is empty: give a shell command line, such as \"ls\"")
 	}
-	runCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	if strings.ContainsRune(args.Command, 0) {
+		return "", errors.New("run_command: the command holds a NUL byte, which no command line can: remove it")
+	}
+	runCtx, cancel := s.withTimeout(ctx, s.timeout)
 	defer cancel()
 
 	out := &cappedBuffer{max: s.maxOutput}

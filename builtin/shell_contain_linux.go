@@ -4,28 +4,39 @@ package builtin
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/onionkit/onion/builtin/internal/commandinit"
 )
 
 // On Linux a command runs as the first process of a PID namespace of its
-// own. When that process — the shell — exits or is killed, the kernel kills
-// every other process in the namespace and waits until they are gone, so
-// nothing the command started survives the call: not a background job, not
-// one that called setsid to leave the process group, not a daemon that
-// forked twice. A namespace needs CAP_SYS_ADMIN (root); without it, a user
+// own. When that process exits or is killed, the kernel kills every other
+// process in the namespace and waits until they are gone, so nothing the
+// command started survives the call: not a background job, not one that
+// called setsid to leave the process group, not a daemon that forked
+// twice. A namespace needs CAP_SYS_ADMIN (root); without it, a user
 // namespace is tried as well, which unprivileged users get on most
 // distributions; where neither can be made, the command runs in a process
 // group of its own, which is killed as a whole but which a process can
 // leave with setsid.
 //
+// That first process is this program run again as the namespace's init
+// (package commandinit): it mounts a /proc of the new namespace, in a mount
+// namespace of its own, so that the command sees only its own processes,
+// then runs the command without any capability and unable to gain one. A
+// command run by root could otherwise unmount that /proc, or mount the
+// host's, and read every process's environment, the agent's keys with it.
+// The command keeps its user: files it writes belong to whoever runs the
+// agent, as they would without a namespace.
+//
 // The first process of a namespace is its init, which the kernel shields
 // from signals sent inside it: a program running as init cannot kill
-// itself, even abort() goes astray. So init is a second shell whose only
-// job is to run the command's shell as its child and exit with its status
-// (a shell killed by signal N shows as exit code 128+N).
+// itself, even abort() goes astray. So init runs the command's shell as its
+// child and exits with its status.
 //
 // A cgroup would contain the tree as well, but needs a writable cgroup
 // hierarchy, which containers often lack; PR_SET_CHILD_SUBREAPER changes
@@ -40,35 +51,38 @@ const (
 )
 
 // containFrom is the first way to try: those before it failed once in this
-// process, and will again.
+// process where a later one worked, and will fail again.
 var containFrom atomic.Int32
 
-// initScript is what init runs. It mounts a /proc of the new namespace
-// (in a mount namespace of its own, private, so nothing reaches the host),
-// so that the command sees only its own processes and cannot read this
-// process's environment from /proc/<pid>/environ; without mount, or where
-// that is not allowed, the command runs all the same. Then the command's
-// shell, not as the last command (which sh would exec, making it init),
-// and its status.
-const initScript = `mount -t proc proc /proc >/dev/null 2>&1; /bin/sh -c "$1"; exit $?`
+// selfExe is this program, whatever its path on disk has become since it
+// started.
+const selfExe = "/proc/self/exe"
 
 // startContained starts /bin/sh -c command, with the process newCmd makes
 // for the argument list it is given, in the best container this process
-// may create, and returns it.
+// may create, and returns it. A way is given up for good only once a later
+// one has started: an error every way meets (a command or directory the
+// kernel rejects) must not leave later commands less contained.
 func startContained(command string, newCmd func(argv ...string) *exec.Cmd) (*exec.Cmd, error) {
-	for mode := int(containFrom.Load()); ; mode++ {
-		var cmd *exec.Cmd
+	from := int(containFrom.Load())
+	for mode := from; ; mode++ {
+		proc := commandinit.MountProc
 		if mode == containProcessGroup {
-			cmd = newCmd("/bin/sh", "-c", command)
-		} else {
-			cmd = newCmd("/bin/sh", "-c", initScript, "sh", command)
+			proc = commandinit.KeepProc // the host's mount namespace: leave its /proc alone
 		}
+		cmd := newCmd(selfExe, proc, command)
+		cmd.Args[0] = commandinit.Name
 		cmd.SysProcAttr = containAttrs(mode)
 		err := cmd.Start()
-		if err == nil || mode == containProcessGroup || !namespaceRefused(err) {
-			return cmd, err
+		if err == nil {
+			if mode != from {
+				containFrom.CompareAndSwap(int32(from), int32(mode))
+			}
+			return cmd, nil
 		}
-		containFrom.CompareAndSwap(int32(mode), int32(mode+1))
+		if mode == containProcessGroup || !namespaceRefused(err) {
+			return cmd, fmt.Errorf("starting the command's init (%s): %w", selfExe, err)
+		}
 	}
 }
 
@@ -86,9 +100,19 @@ func containAttrs(mode int) *syscall.SysProcAttr {
 		attrs.Unshareflags = syscall.CLONE_NEWNS
 		attrs.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 		attrs.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		// The same user inside holds no capability after exec unless it is
+		// root there; init needs these two, to mount /proc and to empty
+		// its bounding set, and drops them before the command runs.
+		attrs.AmbientCaps = []uintptr{capSysAdmin, capSetpcap}
 	}
 	return attrs
 }
+
+// Capability numbers of linux/capability.h.
+const (
+	capSetpcap  = 8
+	capSysAdmin = 21
+)
 
 // namespaceRefused reports whether Start failed because the namespace could
 // not be made, rather than for a reason every way would meet.
