@@ -23,6 +23,7 @@ type Option func(*config)
 type config struct {
 	baseURL     string
 	headers     []header
+	query       []header // parameters added to every request, like headers
 	maxRequests int
 	timeout     time.Duration
 	maxSteps    int
@@ -43,6 +44,14 @@ func BaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
 // by Go: scripts can neither read it nor set a header of the same name.
 func Header(name, value string) Option {
 	return func(c *config) { c.headers = append(c.headers, header{name, value}) }
+}
+
+// Query adds a query parameter, such as an API key, to every request. Like
+// a Header, it is set by Go: scripts can neither read it nor set a
+// parameter of the same name (in any case), and wherever the application
+// echoes it the script reads "[redacted]".
+func Query(name, value string) Option {
+	return func(c *config) { c.query = append(c.query, header{name, value}) }
 }
 
 // MaxRequests caps the requests one call may make (default 10).
@@ -108,6 +117,12 @@ func newConfig(opts []Option) (*config, error) {
 			return nil, fmt.Errorf("script.Header(%q): the value must not contain CR, LF or NUL", h.name)
 		}
 		values = append(values, h.value)
+	}
+	for _, p := range c.query {
+		if p.name == "" {
+			return nil, fmt.Errorf("script.Query(%q): the name must not be empty", p.name)
+		}
+		values = append(values, p.value)
 	}
 	c.redactor = newRedactor(values)
 	hc := http.Client{}

@@ -89,13 +89,26 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	u.RawPath = ""
 	acts := method // the method the application may act on
-	if query != starlark.None {
-		q, err := queryValues(query)
-		if err != nil {
-			return nil, err
+	if query != starlark.None || len(cfg.query) > 0 {
+		q := url.Values{}
+		if query != starlark.None {
+			var err error
+			if q, err = queryValues(query); err != nil {
+				return nil, err
+			}
+			if err := st.checkOverrides("query=", method, q, &acts); err != nil {
+				return nil, err
+			}
 		}
-		if err := st.checkOverrides("query=", method, q, &acts); err != nil {
-			return nil, err
+		for _, own := range cfg.query {
+			for name := range q {
+				if strings.EqualFold(name, own.name) {
+					return nil, fmt.Errorf("query=: %q is set by the runtime and cannot be set by a script", name)
+				}
+			}
+		}
+		for _, own := range cfg.query {
+			q.Add(own.name, own.value)
 		}
 		u.RawQuery = q.Encode()
 	}
