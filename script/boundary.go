@@ -33,7 +33,10 @@ func crossing(thread *starlark.Thread) func(starlark.Value, error) (starlark.Val
 		if err != nil {
 			return nil, red.error(err)
 		}
-		w := walker{red: red}
+		w := walker{red: red, budget: -1}
+		if limit, _ := thread.Local(maxStepsKey).(int); limit > 0 {
+			w.budget = max(0, limit-int(thread.Steps)) * stepBytes
+		}
 		v, _ = w.value(v, 0)
 		if err := charge(thread, w.work); err != nil {
 			return nil, err
@@ -59,7 +62,7 @@ func (r *redactor) starlarkValue(v starlark.Value) starlark.Value {
 	if r == nil {
 		return v
 	}
-	w := walker{red: r}
+	w := walker{red: r, budget: -1}
 	v, _ = w.value(v, 0)
 	return v
 }
@@ -70,9 +73,10 @@ func (r *redactor) starlarkValue(v starlark.Value) starlark.Value {
 // values (responses, headers, documents, matches) redact what they hold
 // themselves.
 type walker struct {
-	red  *redactor
-	seen map[starlark.Value]bool // the lists, dicts and sets walked: a list may hold itself
-	work int                     // bytes read
+	red    *redactor
+	seen   map[starlark.Value]bool // the lists, dicts and sets walked: a list may hold itself
+	work   int                     // bytes read
+	budget int                     // bytes it may read, -1 for no bound: past it, it stops (and the caller's charge fails)
 }
 
 // visit reports whether the container x is walked for the first time.
@@ -87,19 +91,30 @@ func (w *walker) visit(x starlark.Value) bool {
 	return true
 }
 
+// spend counts n bytes to read, and reports whether they are within the
+// budget.
+func (w *walker) spend(n int) bool {
+	w.work += n
+	return w.budget < 0 || w.work <= w.budget
+}
+
 // value returns v redacted, and whether it is a new value.
 func (w *walker) value(v starlark.Value, depth int) (starlark.Value, bool) {
-	if depth > maxWalk {
+	if depth > maxWalk || w.budget >= 0 && w.work > w.budget {
 		return v, false
 	}
 	switch x := v.(type) {
 	case starlark.String:
-		w.work += len(x)
+		if !w.spend(len(x)) {
+			break
+		}
 		if s, ok := w.red.redacted(string(x)); ok {
 			return starlark.String(s), true
 		}
 	case starlark.Bytes:
-		w.work += len(x)
+		if !w.spend(len(x)) {
+			break
+		}
 		if s, ok := w.red.redacted(string(x)); ok {
 			return starlark.Bytes(s), true
 		}

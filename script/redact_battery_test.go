@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 
@@ -327,4 +328,41 @@ func percentDecode(s string) string {
 		return u
 	}
 	return s
+}
+
+// TestQueryIsSetByGo sends a script.Query parameter with every request and
+// refuses a script's parameter of the same name, in any case.
+func TestQueryIsSetByGo(t *testing.T) {
+	var mu sync.Mutex // guards seen
+	var seen []string
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.RawQuery)
+		mu.Unlock()
+	}))
+	defer app.Close()
+	tools, err := script.Parse("q.star", `
+def send(name):
+    """Sends a query parameter.
+
+    onion:intent read
+    """
+    return request("GET", "/", query={name: "mine"}).status
+`, script.BaseURL(app.URL), script.Query("api_key", secret40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"api_key", "API_KEY", "Api_Key"} {
+		if _, err := tools[0].Call(context.Background(), `{"name":"`+name+`"}`); err == nil || !strings.Contains(err.Error(), "set by the runtime") {
+			t.Errorf("query={%q: ...}: err = %v, want it refused", name, err)
+		}
+	}
+	if out, err := tools[0].Call(context.Background(), `{"name":"page"}`); err != nil || out != "200" {
+		t.Fatalf("an unrelated parameter: %q, %v", out, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "api_key=" + secret40 + "&page=mine"; len(seen) != 1 || seen[0] != want {
+		t.Errorf("the application saw %q, want only %q", seen, want)
+	}
 }

@@ -204,6 +204,9 @@ func (v *view) entity(s string, i int) (end int, ok bool) {
 	for j < len(s) && j-i < maxEntity && (isAlnum(s[j]) || s[j] == '#') {
 		j++
 	}
+	if j == i+1 || j == i+2 && s[i+1] == '#' {
+		return 0, false // no name or number
+	}
 	if j < len(s) && s[j] == ';' {
 		j++
 	}
