@@ -17,6 +17,35 @@ import (
 // redactorKey holds the thread's redactor (see newThread).
 const redactorKey = "onion/script.redactor"
 
+// cleanKey holds the call's long strings known to be redacted (a response
+// body, a decoded value redacted once), so that a crossing that hands one
+// back again (ok's body, dig) does not read it again.
+const cleanKey = "onion/script.clean"
+
+// The strings remembered as clean: long ones only (a lookup hashes the
+// string, far cheaper than redacting it), and only so many.
+const (
+	minClean = 1 << 10
+	maxClean = 256
+)
+
+// clean returns the thread's set of clean strings.
+func clean(thread *starlark.Thread) map[string]bool {
+	m, _ := thread.Local(cleanKey).(map[string]bool)
+	if m == nil {
+		m = map[string]bool{}
+		thread.SetLocal(cleanKey, m)
+	}
+	return m
+}
+
+// remember adds s, redacted, to the clean strings.
+func remember(clean map[string]bool, s string) {
+	if clean != nil && len(s) >= minClean && len(clean) < maxClean {
+		clean[s] = true
+	}
+}
+
 // maxWalk bounds the nesting a redaction walks into: deeper than any value
 // onion decodes (JSON to 10,000 levels, markup to 512), so that only a
 // value the script nested itself goes deeper.
@@ -33,7 +62,7 @@ func crossing(thread *starlark.Thread) func(starlark.Value, error) (starlark.Val
 		if err != nil {
 			return nil, red.error(err)
 		}
-		w := walker{red: red, budget: -1}
+		w := walker{red: red, budget: -1, clean: clean(thread)}
 		if limit, _ := thread.Local(maxStepsKey).(int); limit > 0 {
 			w.budget = max(0, limit-int(thread.Steps)) * stepBytes
 		}
@@ -75,6 +104,7 @@ func (r *redactor) starlarkValue(v starlark.Value) starlark.Value {
 type walker struct {
 	red    *redactor
 	seen   map[starlark.Value]bool // the lists, dicts and sets walked: a list may hold itself
+	clean  map[string]bool         // long strings redacted already, nil for none
 	work   int                     // bytes read
 	budget int                     // bytes it may read, -1 for no bound: past it, it stops (and the caller's charge fails)
 }
@@ -105,10 +135,12 @@ func (w *walker) value(v starlark.Value, depth int) (starlark.Value, bool) {
 	}
 	switch x := v.(type) {
 	case starlark.String:
-		if !w.spend(len(x)) {
+		if len(x) >= minClean && w.clean[string(x)] || !w.spend(len(x)) {
 			break
 		}
-		if s, ok := w.red.redacted(string(x)); ok {
+		s, ok := w.red.redacted(string(x))
+		remember(w.clean, s)
+		if ok {
 			return starlark.String(s), true
 		}
 	case starlark.Bytes:

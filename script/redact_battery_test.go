@@ -366,3 +366,31 @@ def send(name):
 		t.Errorf("the application saw %q, want only %q", seen, want)
 	}
 }
+
+// BenchmarkRedactedAnswer reads a 1 MiB JSON answer with a credential set,
+// through ok() and json.decode: the response's redaction and the two
+// crossings back into the script.
+func BenchmarkRedactedAnswer(b *testing.B) {
+	row := `{"id": 1, "title": "Printer on fire \u00e9", "url": "/t/1?a=%20b&amp;c", "html": "<p>a <b>b</b></p>"},`
+	body := "[" + strings.Repeat(row, (1<<20)/len(row)-1) + `{"id": 2}]`
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
+	defer app.Close()
+	tools, err := script.Parse("bench.star", `
+def read():
+    """Reads the answer twice.
+
+    onion:intent read
+    """
+    answer = ok(request("GET", "/"))
+    return len(answer["json"]) + len(json.decode(answer["body"]))
+`, script.BaseURL(app.URL), script.Header("Authorization", "Bearer "+secret40), script.MaxResponseBytes(2<<20), script.MaxSteps(10_000_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := tools[0].Call(context.Background(), `{}`); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

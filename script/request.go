@@ -194,6 +194,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		r.body = cfg.redactor.redact(text)
 	}
 	r.headers = newHeaderDict(resp.Header, cfg.redactor)
+	remember(clean(thread), r.body)
 	return r, nil
 }
 
