@@ -110,7 +110,11 @@ func jsonView(s string) *view {
 	v := newView(len(s))
 	var buf [utf8.UTFMax]byte
 	for i := 0; i < len(s); {
-		if s[i] != '\\' || i+1 >= len(s) {
+		if s[i] != '\\' {
+			i = v.plain(s, i, "\\")
+			continue
+		}
+		if i+1 >= len(s) {
 			v.dec = append(v.dec, s[i])
 			i++
 			continue
@@ -163,7 +167,11 @@ func percentView(s string) *view {
 	}
 	v := newView(len(s))
 	for i := 0; i < len(s); {
-		if s[i] == '%' && i+3 <= len(s) {
+		if s[i] != '%' {
+			i = v.plain(s, i, "%")
+			continue
+		}
+		if i+3 <= len(s) {
 			var b [1]byte
 			if _, err := hex.Decode(b[:], []byte(s[i+1:i+3])); err == nil {
 				v.escaped(b[:], i, i+3)
@@ -184,6 +192,10 @@ func entityView(s string) *view {
 	}
 	v := newView(len(s))
 	for i := 0; i < len(s); {
+		if s[i] != '&' {
+			i = v.plain(s, i, "&")
+			continue
+		}
 		if end, ok := v.entity(s, i); ok {
 			i = end
 			continue
@@ -192,6 +204,17 @@ func entityView(s string) *view {
 		i++
 	}
 	return v
+}
+
+// plain appends the bytes of s from i up to the next of the bytes in
+// special, which start an escape, and returns where it stopped.
+func (v *view) plain(s string, i int, special string) int {
+	j := strings.IndexAny(s[i:], special)
+	if j < 0 {
+		j = len(s) - i
+	}
+	v.dec = append(v.dec, s[i:i+j]...)
+	return i + j
 }
 
 // entity decodes the character reference at s[i:], if there is one, and
@@ -236,8 +259,12 @@ func markupView(s string) *view {
 				i = end
 				continue
 			}
-			v.dec = append(v.dec, s[i])
-			i++
+			if s[i] == '&' {
+				v.dec = append(v.dec, s[i])
+				i++
+				continue
+			}
+			i = v.plain(s, i, "<&")
 		case strings.HasPrefix(s[i:], "<![CDATA["):
 			end := strings.Index(s[i+9:], "]]>")
 			if end < 0 {
