@@ -3,9 +3,11 @@ package script_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/onionkit/onion/script"
@@ -21,15 +23,17 @@ def _r(v):
     return str(v)[::-1]
 
 def join():
-    """Joins pieces of an echo.
+    """Joins pieces of an echo, and sends them back.
 
-    onion:intent read
+    onion:intent write
     """
     joined = request("GET", "/").text.replace("|", "")
     d = {joined: joined}
     l = [joined, (joined, 1), d]
     l.append(l)
     dig(l)
+    request("POST", "/" + joined, query={"q": joined}, body=joined, headers={"X-Note": joined})
+    request("POST", "/", json={"note": [joined]})
     return {
         "held": _r(joined),
         "text": _r(text.strip(joined)),
@@ -44,10 +48,20 @@ def join():
 // TestJoinedPiecesCrossRedacted: a script can join pieces of a secret
 // itself (the documented limit), but whatever it hands a builtin comes
 // back redacted, the containers it holds (lists, dicts, a list holding
-// itself) redacted in place, and what it returns reaches the model
+// itself) redacted in place, what it sends the application (path, query,
+// body, headers) is redacted, and what it returns reaches the model
 // redacted.
 func TestJoinedPiecesCrossRedacted(t *testing.T) {
+	var mu sync.Mutex // guards sent
+	var sent []string
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			sent = append(sent, r.URL.String(), r.Header.Get("X-Note"), string(body))
+			mu.Unlock()
+			return
+		}
 		w.Write([]byte(splitBy(secret40, "", "|", "")))
 	}))
 	defer app.Close()
@@ -68,6 +82,16 @@ func TestJoinedPiecesCrossRedacted(t *testing.T) {
 	}
 	if got["out"] != "[redacted]" {
 		t.Errorf("the tool returned %q to the model, want [redacted]", got["out"])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != 6 {
+		t.Fatalf("the application got %q, want two requests", sent)
+	}
+	for _, s := range sent {
+		if form := secretIn(s); form != "" {
+			t.Errorf("the script sent the application the secret (%s): %q", form, s)
+		}
 	}
 	for _, way := range []string{"text", "re", "error", "dict", "list"} {
 		s := reverse(got[way])

@@ -171,8 +171,9 @@
 //     Values shorter than 6 bytes are left alone (redacting them would
 //     mangle ordinary text). Pieces shorter than 12 bytes are not secrets
 //     on their own: a script that joins such pieces itself (with + or
-//     str.replace) holds the secret, though it cannot return it to the
-//     model whole. An application that transforms a credential some other
+//     str.replace) holds the secret, though it can neither return it to
+//     the model whole nor send it (what a script puts in a request's path,
+//     query, body and headers is redacted too). An application that transforms a credential some other
 //     way (reversing or encrypting it) is beyond this.
 //   - Each call may make at most MaxRequests requests (default 10), run for
 //     Timeout (default 20s, covering requests in flight) and take MaxSteps

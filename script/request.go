@@ -86,7 +86,10 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 
 	u := *cfg.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	// What the script sends is redacted too: a secret it joined from pieces
+	// must not reach the application's other readers (a public comment).
+	red := cfg.redactor
+	u.Path = strings.TrimSuffix(u.Path, "/") + red.redact(path)
 	u.RawPath = ""
 	acts := method // the method the application may act on
 	if query != starlark.None || len(cfg.query) > 0 {
@@ -99,6 +102,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err := st.checkOverrides("query=", method, q, &acts); err != nil {
 				return nil, err
 			}
+			q = redactValues(red, q)
 		}
 		for _, own := range cfg.query {
 			for name := range q {
@@ -128,7 +132,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if err := st.checkOverrides("body=", method, bodyFields(text), &acts); err != nil {
 			return nil, err
 		}
-		body, contentType = strings.NewReader(text), "text/plain; charset=utf-8"
+		body, contentType = strings.NewReader(red.redact(text)), "text/plain; charset=utf-8"
 		if _, isBytes := v.(starlark.Bytes); isBytes {
 			contentType = "application/octet-stream"
 		}
@@ -137,7 +141,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
 		}
-		data, err := json.Marshal(g)
+		data, err := json.Marshal(red.goValue(g))
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
 		}
@@ -253,6 +257,17 @@ func bodyFields(body string) url.Values {
 		return form
 	}
 	return fields
+}
+
+// redactValues returns q with its names and values redacted.
+func redactValues(red *redactor, q url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range q {
+		for _, v := range vs {
+			out.Add(red.redact(k), red.redact(v))
+		}
+	}
+	return out
 }
 
 // limitError is a per-call limit reached: attempt does not catch it.
@@ -372,7 +387,7 @@ func (st *callState) scriptHeaders(method string, v starlark.Value, h http.Heade
 			}
 			override = strings.ToUpper(strings.TrimSpace(value))
 		}
-		h.Set(canon, value)
+		h.Set(canon, st.cfg.redactor.redact(value))
 	}
 	return override, nil
 }
