@@ -330,8 +330,9 @@ func percentDecode(s string) string {
 	return s
 }
 
-// TestQueryIsSetByGo sends a script.Query parameter with every request and
-// refuses a script's parameter of the same name, in any case.
+// TestQueryIsSetByGo sends a script.Query parameter with every request,
+// refuses a script's parameter of the same name, in any case, and redacts
+// it in the error of a failed request.
 func TestQueryIsSetByGo(t *testing.T) {
 	var mu sync.Mutex // guards seen
 	var seen []string
@@ -361,9 +362,16 @@ def send(name):
 		t.Fatalf("an unrelated parameter: %q, %v", out, err)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if want := "api_key=" + secret40 + "&page=mine"; len(seen) != 1 || seen[0] != want {
 		t.Errorf("the application saw %q, want only %q", seen, want)
+	}
+	mu.Unlock()
+
+	// A failed request's error names its URL, query included.
+	app.Close()
+	_, err = tools[0].Call(context.Background(), `{"name":"page"}`)
+	if err == nil || secretIn(err.Error()) != "" || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("a request to a closed application: err = %v, want the parameter redacted", err)
 	}
 }
 
