@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -257,7 +258,7 @@ func secretIn(s string) string {
 	if u, ok := unescapeJSON(s); ok {
 		decoded["json"] = u
 	}
-	for name, d := range maps(decoded) {
+	for name, d := range maps.Clone(decoded) {
 		decoded[name+", percent"] = percentDecode(d)
 		decoded[name+", entities"] = html.UnescapeString(d)
 		decoded[name+", markup"] = html.UnescapeString(markup.ReplaceAllString(d, ""))
@@ -274,14 +275,6 @@ func secretIn(s string) string {
 		}
 	}
 	return ""
-}
-
-func maps(m map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // markup matches the tags and CDATA delimiters the split shapes add.
