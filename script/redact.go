@@ -36,9 +36,10 @@ type redactor struct {
 	maxSpan  int // the most bytes of input one match can cover
 }
 
-// window is the shortest run of a secret redacted on its own: an echo of
-// part of a secret (a truncated one, or one split in pieces) shows no run
-// this long.
+// window is the shortest run of a secret's bytes redacted on its own,
+// wherever it is: an echo of part of a secret (a truncated one, each piece
+// of a split one) is redacted once it holds this many bytes of it. Shorter
+// runs are left, as ordinary text holds them by chance.
 const window = 12
 
 // minSecret is the shortest secret redacted: shorter ones would mangle
