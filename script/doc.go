@@ -168,8 +168,10 @@
 //     error) and every error is redacted again once decoded, so that no
 //     decoding joins a secret the response showed only in pieces; and the
 //     tool's result and error are redacted on their way to the model.
-//     Values shorter than 6 bytes are left alone (redacting them would
-//     mangle ordinary text). Pieces shorter than 12 bytes are not secrets
+//     Values shorter than 6 bytes are left alone, and the values of
+//     headers that describe a request rather than authorise it (Accept,
+//     User-Agent, Content-Type, Cache-Control, If-None-Match and the like)
+//     are redacted only whole (runs of them would mangle ordinary text). Pieces shorter than 12 bytes are not secrets
 //     on their own: a script that joins such pieces itself (with + or
 //     str.replace) holds the secret, though it can neither return it to
 //     the model whole nor send it (what a script puts in a request's path,

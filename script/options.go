@@ -108,13 +108,17 @@ func newConfig(opts []Option) (*config, error) {
 		}
 		c.base = u
 	}
-	var values []string
+	var values, plain []string
 	for _, h := range c.headers {
 		if !validHeaderName(h.name) {
 			return nil, fmt.Errorf("script.Header(%q): not a valid header name", h.name)
 		}
 		if strings.ContainsAny(h.value, "\r\n\x00") {
 			return nil, fmt.Errorf("script.Header(%q): the value must not contain CR, LF or NUL", h.name)
+		}
+		if describing[headerKey(h.name)] {
+			plain = append(plain, h.value)
+			continue
 		}
 		values = append(values, h.value)
 	}
@@ -124,7 +128,7 @@ func newConfig(opts []Option) (*config, error) {
 		}
 		values = append(values, p.value)
 	}
-	c.redactor = newRedactor(values)
+	c.redactor = newRedactor(values, plain...)
 	hc := http.Client{}
 	if c.client != nil {
 		hc = *c.client
@@ -133,6 +137,17 @@ func newConfig(opts []Option) (*config, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.client = &hc
 	return c, nil
+}
+
+// describing are the request headers that describe what is asked for
+// rather than who asks (normalised names): their values are redacted only
+// whole, not by runs as a credential's are, since parts of them
+// ("application/", "Mozilla/5.0 ") are ordinary text.
+var describing = map[string]bool{
+	"accept": true, "acceptcharset": true, "acceptlanguage": true, "useragent": true,
+	"contenttype": true, "contentlanguage": true, "cachecontrol": true, "pragma": true,
+	"prefer": true, "xrequestedwith": true, "ifmatch": true, "ifnonematch": true,
+	"ifmodifiedsince": true, "ifunmodifiedsince": true,
 }
 
 // validHeaderName reports whether s is an HTTP token (RFC 9110).

@@ -28,7 +28,8 @@ type redactor struct {
 	windows map[[window]byte]struct{}
 	filter  []uint64
 	shift   uint // filter index: the top bits of prefix*fib
-	// short holds the forms shorter than window, lower-cased, matched whole:
+	// short holds the forms shorter than window and those of plain values,
+	// lower-cased, matched whole:
 	// byPrefix by their first two bytes, and starts marks those pairs.
 	short    []string
 	byPrefix map[uint16][]string
@@ -52,9 +53,21 @@ const maxEntity = 40
 // fib spreads a prefix over the filter's bits (Fibonacci hashing).
 const fib = 0x9E3779B9
 
-func newRedactor(values []string) *redactor {
+// newRedactor finds the values, their parts and runs of them; and the plain
+// values (headers that describe the request, such as Accept, rather than
+// authorise it) only whole, since runs of them are ordinary text
+// ("application/").
+func newRedactor(values []string, plain ...string) *redactor {
 	r := &redactor{windows: map[[window]byte]struct{}{}}
 	seen := map[string]bool{}
+	for _, v := range plain {
+		for _, f := range formsOf(v) {
+			if f = strings.ToLower(f); len(f) >= minSecret && !seen[f] {
+				seen[f] = true
+				r.short = append(r.short, f)
+			}
+		}
+	}
 	var long []string
 	for _, v := range values {
 		for _, s := range secretsOf(v) {

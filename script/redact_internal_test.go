@@ -31,6 +31,20 @@ func TestRedactorFindsParts(t *testing.T) {
 	}
 }
 
+// TestRedactorPlainValuesWhole redacts a header that describes the request
+// (Accept) only where it is echoed whole: runs of it are ordinary text.
+func TestRedactorPlainValuesWhole(t *testing.T) {
+	r := newRedactor(nil, "application/vnd.github+json")
+	for in, want := range map[string]string{
+		`{"type": "application/json"}`:             `{"type": "application/json"}`,
+		`accept: application/vnd.github+json, */*`: `accept: [redacted], */*`,
+	} {
+		if got := r.redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestRedactorViewsJoin finds a secret that only decoding or joining makes
 // whole, and redacts the input it came from, markup included.
 func TestRedactorViewsJoin(t *testing.T) {
