@@ -56,7 +56,7 @@ const maxWalk = 10_001
 func crossing(thread *starlark.Thread) func(starlark.Value, error) (starlark.Value, error) {
 	return func(v starlark.Value, err error) (starlark.Value, error) {
 		red, _ := thread.Local(redactorKey).(*redactor)
-		if red == nil {
+		if red.empty() {
 			return v, err
 		}
 		if err != nil {

@@ -247,7 +247,7 @@ type span struct{ start, end int }
 // merged. The work is linear in len(s): one pass for s and one for each
 // view that has anything to undo.
 func (r *redactor) spans(s string) []span {
-	if r == nil || len(r.windows) == 0 && len(r.short) == 0 || len(s) < minSecret {
+	if r.empty() || len(s) < minSecret {
 		return nil
 	}
 	var out []span
@@ -295,6 +295,9 @@ func (r *redactor) spans(s string) []span {
 
 // around are the quotes around the parts of a header value.
 const around = `"'`
+
+// empty reports whether r has nothing to find.
+func (r *redactor) empty() bool { return r == nil || len(r.windows) == 0 && len(r.short) == 0 }
 
 // redact returns s with every secret replaced by [redacted].
 func (r *redactor) redact(s string) string { return apply(s, r.spans(s)) }
