@@ -140,25 +140,43 @@
 //     X-HTTP-Method or X-Method-Override header, or a _method query
 //     parameter or body key, naming a method the tool may not use is
 //     refused before anything is sent.
-//   - Headers given with Header are added by Go to every request. The script
-//     cannot read them, and cannot set a header whose name is theirs once
-//     case and punctuation are ignored (X_Api_Key, x.api.key and XApiKey
-//     are X-Api-Key to some servers), nor Host, Content-Length,
-//     Transfer-Encoding, Connection, Cookie, TE, Trailer or Upgrade, nor
-//     Range, If-Range or Accept-Encoding (a credential fetched a piece at a
-//     time, or compressed, would escape redaction).
-//   - Wherever the application echoes a Header value back, in a response
-//     header's name or value or in the body, the script reads "[redacted]":
-//     the value as it is and, for "Scheme token", the token, in any ASCII
-//     case, JSON-escaped (any \u escape), percent-encoded, as HTML
-//     character references, as hex and as base64 (also inside a longer
-//     base64 text); for a Basic credential, the decoded user:password and
-//     the password too. The body is redacted before it is cut, and the cut
-//     never splits a secret, so json(), ok() and json.decode never see one
-//     either. Values shorter than 6 bytes are left alone (redacting them
-//     would mangle ordinary text), and an application that transforms a
-//     credential some other way (reversing or encrypting it) is beyond
-//     this.
+//   - Headers given with Header, and query parameters given with Query, are
+//     added by Go to every request. The script cannot read them, and cannot
+//     set a header whose name is theirs once case and punctuation are
+//     ignored (X_Api_Key, x.api.key and XApiKey are X-Api-Key to some
+//     servers), nor a query parameter whose name is theirs in any case, nor
+//     Host, Content-Length, Transfer-Encoding, Connection, Cookie, TE,
+//     Trailer or Upgrade, nor Range, If-Range or Accept-Encoding (a
+//     credential fetched a piece at a time, or compressed, would escape
+//     redaction).
+//   - Wherever the application echoes one of those values back, the script
+//     reads "[redacted]". What is redacted: each value and each part of it
+//     an application parses out (the token after a scheme such as Bearer,
+//     the value of each name=value parameter, as in a Cookie header or
+//     Token token="...", unquoted and percent-decoded, and for Basic the
+//     decoded user:password and the password), whole when shorter than 12
+//     bytes and otherwise any run of 12 or more of its bytes (a truncated
+//     echo, or the pieces of one), in any ASCII case, as hex and as base64
+//     (either alphabet, also inside a longer base64 text), and after
+//     undoing JSON escapes, percent-encoding and HTML character references,
+//     dropping the markup that html.parse and xml.parse join text across
+//     (tags, comments, CDATA delimiters; also inside a JSON string), and
+//     reading UTF-16 as bytes. A response is redacted as it arrives, in its
+//     header names and values and in its body, before the body is cut (the
+//     cut never splits a secret); then every value a builtin returns (what
+//     json(), json.decode, html, xml, re, text and dig give, and attempt's
+//     error) and every error is redacted again once decoded, so that no
+//     decoding joins a secret the response showed only in pieces; and the
+//     tool's result and error are redacted on their way to the model.
+//     Values shorter than 6 bytes are left alone, and the values of
+//     headers that describe a request rather than authorise it (Accept,
+//     User-Agent, Content-Type, Cache-Control, If-None-Match and the like)
+//     are redacted only whole (runs of them would mangle ordinary text). Pieces shorter than 12 bytes are not secrets
+//     on their own: a script that joins such pieces itself (with + or
+//     str.replace) holds the secret, though it can neither return it to
+//     the model whole nor send it (what a script puts in a request's path,
+//     query, body and headers is redacted too). An application that transforms a credential some other
+//     way (reversing or encrypting it) is beyond this.
 //   - Each call may make at most MaxRequests requests (default 10), run for
 //     Timeout (default 20s, covering requests in flight) and take MaxSteps
 //     Starlark steps (default 1,000,000). A response body longer than

@@ -34,6 +34,8 @@ func FuzzCall(f *testing.F) {
 	f.Add(`{"name":"\u0000","count":1.5}`, "\xff\xfe")
 	f.Add(`[]`, ``)
 	f.Add(`{"name":"a","extra":{"a":{"b":{"c":{"d":[[[[]]]]}}}}}`, `{"a":1e999}`)
+	f.Add(`{"name":"a"}`, "{\x00\"\x00k\x00\"\x00:\x001\x00}\x00")
+	f.Add(`{"name":"a"}`, `{"k": "\\u0041\\u0042<![CDATA[x]]>"}`)
 	f.Fuzz(func(t *testing.T, args, body string) {
 		app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -82,12 +84,18 @@ func FuzzMarkup(f *testing.F) {
 	f.Add(`<a><b><c></a>`, ":has(b)", "(")
 	f.Add("<div>"+string(make([]byte, 600))+"</div>", "div div", `\pL+`)
 	f.Add(`<!DOCTYPE x [<!ENTITY e "&e;&e;">]><x>&e;</x>`, "*", "a{1000}")
+	// Echoes of the credential that only parsing makes whole (redacted at
+	// the crossing back into the script).
+	f.Add(`<p title="Zq8vT3mK9pL2xR7wN4bY">Zq8v<b>T3mK</b>9pL2<!-- -->xR7wN4bY</p>`, "p", "[A-Z].+")
+	f.Add(`<r a="Zq8v&#84;3mK9pL2xR7wN4bY"><![CDATA[Zq8vT3]]><![CDATA[mK9pL2]]>xR7wN4bY</r>`, "r", `(?s).+`)
+	f.Add("<?xml version=\"1.0\" encoding=\"utf-16le\"?>"+"<\x00r\x00>\x00Z\x00q\x008\x00v\x00T\x003\x00m\x00K\x009\x00p\x00L\x002\x00x\x00R\x00<\x00/\x00r\x00>\x00", "r", ".")
+	f.Add(`{"html": "Zq8vT3\u003cb\u003emK9pL2xR7wN4bY"}`, "*", `\\u003c`)
 	f.Fuzz(func(t *testing.T, body, selector, pattern string) {
 		app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, body)
 		}))
 		defer app.Close()
-		tools, err := Parse("markup.star", markupScript, BaseURL(app.URL), MaxSteps(200_000))
+		tools, err := Parse("markup.star", markupScript, BaseURL(app.URL), MaxSteps(200_000), Header("X-Api-Key", "Zq8vT3mK9pL2xR7wN4bY"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,6 +40,7 @@ type doc struct {
 	isXML bool
 	names map[*html.Node]xmlNames
 	nodes int
+	red   *redactor // the call's: what a script reads of the document is redacted
 }
 
 type xmlNames struct {
@@ -59,7 +60,8 @@ func parseMarkup(isXML bool) func(*starlark.Thread, *starlark.Builtin, starlark.
 		if err := charge(thread, len(text)); err != nil {
 			return nil, err
 		}
-		d := &doc{isXML: isXML}
+		red, _ := thread.Local(redactorKey).(*redactor)
+		d := &doc{isXML: isXML, red: red}
 		var err error
 		if isXML {
 			err = d.parseXML(text)
@@ -200,7 +202,18 @@ func (n *node) attributes() []html.Attribute {
 	return n.n.Attr
 }
 
+// Attr is attr with what it reads of the document redacted: markup joins
+// text nodes and decodes references, so a secret can be whole in a text or
+// an attribute that no view of the response showed.
 func (n *node) Attr(name string) (starlark.Value, error) {
+	v, err := n.attr(name)
+	if err != nil || v == nil {
+		return v, err
+	}
+	return n.doc.red.starlarkValue(v), nil
+}
+
+func (n *node) attr(name string) (starlark.Value, error) {
 	switch name {
 	case "tag":
 		return starlark.String(n.tag()), nil
@@ -221,7 +234,7 @@ func (n *node) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.NewList(out), nil
 	case "attr":
-		return starlark.NewBuiltin("attr", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("attr", safe(func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var key string
 			var def starlark.Value = starlark.None
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &key, &def); err != nil {
@@ -233,7 +246,7 @@ func (n *node) Attr(name string) (starlark.Value, error) {
 				}
 			}
 			return def, nil
-		}), nil
+		})), nil
 	case "select", "select_one":
 		return starlark.NewBuiltin(name, safe(func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var sel string

@@ -24,6 +24,7 @@ type Option func(*config)
 type config struct {
 	baseURL     string
 	headers     []header
+	query       []header // parameters added to every request, like headers
 	maxRequests int
 	timeout     time.Duration
 	maxSteps    int
@@ -45,6 +46,14 @@ func BaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
 // by Go: scripts can neither read it nor set a header of the same name.
 func Header(name, value string) Option {
 	return func(c *config) { c.headers = append(c.headers, header{name, value}) }
+}
+
+// Query adds a query parameter, such as an API key, to every request. Like
+// a Header, it is set by Go: scripts can neither read it nor set a
+// parameter of the same name (in any case), and wherever the application
+// echoes it the script reads "[redacted]".
+func Query(name, value string) Option {
+	return func(c *config) { c.query = append(c.query, header{name, value}) }
 }
 
 // MaxRequests caps the requests one call may make (default 10).
@@ -112,7 +121,7 @@ func newConfig(opts []Option) (*config, error) {
 		}
 		c.base = u
 	}
-	var values []string
+	var values, plain []string
 	for _, h := range c.headers {
 		if !validHeaderName(h.name) {
 			return nil, fmt.Errorf("script.Header(%q): not a valid header name", h.name)
@@ -120,9 +129,19 @@ func newConfig(opts []Option) (*config, error) {
 		if strings.ContainsAny(h.value, "\r\n\x00") {
 			return nil, fmt.Errorf("script.Header(%q): the value must not contain CR, LF or NUL", h.name)
 		}
+		if describing[headerKey(h.name)] {
+			plain = append(plain, h.value)
+			continue
+		}
 		values = append(values, h.value)
 	}
-	c.redactor = newRedactor(values)
+	for _, p := range c.query {
+		if p.name == "" {
+			return nil, fmt.Errorf("script.Query(%q): the name must not be empty", p.name)
+		}
+		values = append(values, p.value)
+	}
+	c.redactor = newRedactor(values, plain...)
 	hc := http.Client{}
 	if c.client != nil {
 		hc = *c.client
@@ -131,6 +150,17 @@ func newConfig(opts []Option) (*config, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.client = &hc
 	return c, nil
+}
+
+// describing are the request headers that describe what is asked for
+// rather than who asks (normalised names): their values are redacted only
+// whole, not by runs as a credential's are, since parts of them
+// ("application/", "Mozilla/5.0 ") are ordinary text.
+var describing = map[string]bool{
+	"accept": true, "acceptcharset": true, "acceptlanguage": true, "useragent": true,
+	"contenttype": true, "contentlanguage": true, "cachecontrol": true, "pragma": true,
+	"prefer": true, "xrequestedwith": true, "ifmatch": true, "ifnonematch": true,
+	"ifmodifiedsince": true, "ifunmodifiedsince": true,
 }
 
 // validHeaderName reports whether s is an HTTP token (RFC 9110).

@@ -231,7 +231,7 @@ func (m *reMatch) index(v starlark.Value) (int, error) {
 func (m *reMatch) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "group", "start", "end":
-		return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, safe(func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var g starlark.Value = starlark.MakeInt(0)
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0, &g); err != nil {
 				return nil, err
@@ -247,9 +247,9 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 				return starlark.MakeInt(m.idx[2*i+1]), nil
 			}
 			return m.group(i), nil
-		}), nil
+		})), nil
 	case "groups":
-		return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, safe(func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
@@ -258,9 +258,9 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 				t[i] = m.group(i + 1)
 			}
 			return t, nil
-		}), nil
+		})), nil
 	case "groupdict":
-		return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin(name, safe(func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
@@ -271,7 +271,7 @@ func (m *reMatch) Attr(name string) (starlark.Value, error) {
 				}
 			}
 			return d, nil
-		}), nil
+		})), nil
 	}
 	return nil, nil
 }

@@ -86,16 +86,33 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 
 	u := *cfg.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	// What the script sends is redacted too: a secret it joined from pieces
+	// must not reach the application's other readers (a public comment).
+	red := cfg.redactor
+	u.Path = strings.TrimSuffix(u.Path, "/") + red.redact(path)
 	u.RawPath = ""
 	acts := method // the method the application may act on
-	if query != starlark.None {
-		q, err := queryValues(query)
-		if err != nil {
-			return nil, err
+	if query != starlark.None || len(cfg.query) > 0 {
+		q := url.Values{}
+		if query != starlark.None {
+			var err error
+			if q, err = queryValues(query); err != nil {
+				return nil, err
+			}
+			if err := st.checkOverrides("query=", method, q, &acts); err != nil {
+				return nil, err
+			}
+			q = redactValues(red, q)
 		}
-		if err := st.checkOverrides("query=", method, q, &acts); err != nil {
-			return nil, err
+		for _, own := range cfg.query {
+			for name := range q {
+				if strings.EqualFold(name, own.name) {
+					return nil, fmt.Errorf("query=: %q is set by the runtime and cannot be set by a script", name)
+				}
+			}
+		}
+		for _, own := range cfg.query {
+			q.Add(own.name, own.value)
 		}
 		u.RawQuery = q.Encode()
 	}
@@ -115,7 +132,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if err := st.checkOverrides("body=", method, bodyFields(text), &acts); err != nil {
 			return nil, err
 		}
-		body, contentType = strings.NewReader(text), "text/plain; charset=utf-8"
+		body, contentType = strings.NewReader(red.redact(text)), "text/plain; charset=utf-8"
 		if _, isBytes := v.(starlark.Bytes); isBytes {
 			contentType = "application/octet-stream"
 		}
@@ -127,7 +144,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
 		}
-		data, err := json.Marshal(g)
+		data, err := json.Marshal(red.goValue(g))
 		if err != nil {
 			return nil, fmt.Errorf("body=: %w", err)
 		}
@@ -187,6 +204,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		r.body = cfg.redactor.redact(text)
 	}
 	r.headers = newHeaderDict(resp.Header, cfg.redactor)
+	remember(clean(thread), r.body)
 	return r, nil
 }
 
@@ -245,6 +263,17 @@ func bodyFields(body string) url.Values {
 		return form
 	}
 	return fields
+}
+
+// redactValues returns q with its names and values redacted.
+func redactValues(red *redactor, q url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range q {
+		for _, v := range vs {
+			out.Add(red.redact(k), red.redact(v))
+		}
+	}
+	return out
 }
 
 // limitError is a per-call limit reached: attempt does not catch it.
@@ -364,7 +393,7 @@ func (st *callState) scriptHeaders(method string, v starlark.Value, h http.Heade
 			}
 			override = strings.ToUpper(strings.TrimSpace(value))
 		}
-		h.Set(canon, value)
+		h.Set(canon, st.cfg.redactor.redact(value))
 	}
 	return override, nil
 }

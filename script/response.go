@@ -41,7 +41,7 @@ func (r *response) Attr(name string) (starlark.Value, error) {
 	case "truncated":
 		return starlark.Bool(r.truncated), nil
 	case "json":
-		return starlark.NewBuiltin("json", r.json), nil
+		return starlark.NewBuiltin("json", safe(r.json)), nil
 	}
 	return nil, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/onionkit/onion"
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 )
 
@@ -21,7 +22,7 @@ var fileOptions = &syntax.FileOptions{Set: true}
 var predeclared = starlark.StringDict{
 	"request": starlark.NewBuiltin("request", safe(request)),
 	"ok":      starlark.NewBuiltin("ok", safe(ok)),
-	"attempt": starlark.NewBuiltin("attempt", attempt),
+	"attempt": starlark.NewBuiltin("attempt", safe(attempt)),
 	"dig":     starlark.NewBuiltin("dig", safe(dig)),
 	"re":      reModule,
 	"text":    textModule,
@@ -37,7 +38,22 @@ func init() {
 			predeclared[name] = v
 		}
 	}
+	predeclared["json"] = jsonModule
 }
+
+// jsonModule is the guarded json module with each function made safe, so
+// that what json.decode makes of a text is redacted like any builtin's
+// result.
+var jsonModule = func() *starlarkstruct.Module {
+	m := &starlarkstruct.Module{Name: guardedJSON.Name, Members: starlark.StringDict{}}
+	for name, v := range guardedJSON.Members {
+		b := v.(*starlark.Builtin)
+		m.Members[name] = starlark.NewBuiltin(b.Name(), safe(func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return b.CallInternal(thread, args, kwargs)
+		}))
+	}
+	return m
+}()
 
 // Load reads the Starlark file at path and returns its tools: one per
 // top-level function whose name does not start with "_".
@@ -118,6 +134,7 @@ func newThread(name string, cfg *config) *starlark.Thread {
 	t.SetMaxExecutionSteps(uint64(cfg.maxSteps))
 	t.SetLocal(maxStepsKey, cfg.maxSteps)
 	t.SetLocal(memoryKey, &memory{limit: cfg.maxMemory})
+	t.SetLocal(redactorKey, cfg.redactor)
 	t.OnMaxSteps = func(t *starlark.Thread) {
 		t.SetLocal(outOfStepsKey, true) // so that attempt lets the error through
 		t.Cancel(stepLimitMessage(cfg.maxSteps))
@@ -167,7 +184,7 @@ func (t *tool) call(ctx context.Context, raw json.RawMessage) (result any, err e
 		if st.mutated {
 			causes = append(causes, onion.ErrOutcomeUnknown)
 		}
-		return nil, withCauses(evalError(err), causes)
+		return nil, t.cfg.redactor.error(withCauses(evalError(err), causes))
 	}
 	// The result is converted and encoded for the model: a value built by
 	// doubling would be written out whole.
@@ -176,9 +193,10 @@ func (t *tool) call(ctx context.Context, raw json.RawMessage) (result any, err e
 	}
 	g, err := toGo(v)
 	if err != nil {
-		return nil, fmt.Errorf("%s returned a value the model cannot read: %w", t.fn.Name(), err)
+		return nil, t.cfg.redactor.error(fmt.Errorf("%s returned a value the model cannot read: %w", t.fn.Name(), err))
 	}
-	return g, nil
+	// What the script joined itself, from pieces no redaction saw whole.
+	return t.cfg.redactor.goValue(g), nil
 }
 
 // kwargs turns the model's arguments into keyword arguments.
@@ -262,7 +280,8 @@ func (e *causedError) Error() string   { return e.err.Error() }
 func (e *causedError) Unwrap() []error { return append([]error{e.err}, e.causes...) }
 
 // safe turns a panic in a builtin into a Starlark error, so that nothing a
-// script does can crash the agent.
+// script does can crash the agent, and redacts the builtin's result and
+// error as they cross back into the script (boundary.go).
 func safe(fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer func() {
@@ -270,6 +289,6 @@ func safe(fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlar
 				v, err = nil, fmt.Errorf("internal error: %v", r)
 			}
 		}()
-		return fn(thread, b, args, kwargs)
+		return crossing(thread)(fn(thread, b, args, kwargs))
 	}
 }
