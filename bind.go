@@ -371,7 +371,7 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		doc.description = withoutName(doc.description, src.goName, src.facts.Name)
 	}
 	cfg := toolConfig{name: snakeCase(src.goName), description: doc.description, intent: Intent(doc.directives.Intent),
-		idempotent: doc.directives.Idempotent, approve: doc.directives.Approve}
+		idempotent: doc.directives.Idempotent, additive: doc.directives.Additive, approve: doc.directives.Approve}
 
 	var params *paramSchema
 	needsPtr := structArg && argType.Kind() == reflect.Pointer

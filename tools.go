@@ -87,7 +87,8 @@ func Idempotent() ToolOption {
 // Additive marks a write as one that only adds: it creates what was not
 // there and never changes or removes what was (appending to a log, adding
 // a task). MCP hosts are told so (destructiveHint false); any other write
-// is advertised as one that may change or remove things.
+// is advertised as one that may change or remove things. The directive
+// //onion:additive in the doc comment says the same.
 func Additive() ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.additive = true })
 }

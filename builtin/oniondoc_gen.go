@@ -85,7 +85,7 @@ func init() {
 			{Name: "containAttrs", Doc: []string{"containAttrs returns the process attributes of one way of containing."}, Params: []string{"mode"}},
 			{Name: "namespaceRefused", Doc: []string{"namespaceRefused reports whether Start failed because the namespace could", "not be made, rather than for a reason every way would meet."}, Params: []string{"err"}},
 			{Name: "NewTodoList", Doc: []string{"NewTodoList returns an empty task list; give it to onion.ToolsFrom or", `builtin.Tools("todo") to hand it to an agent.`}},
-			{Name: "TodoList.Add", Doc: []string{"Add puts a new task on the todo list and returns it with its id. Use it to", "plan a multi-step job before starting, one task per step.", "", "text: what is to be done, in one short sentence"}, Params: []string{"text"}},
+			{Name: "TodoList.Add", Doc: []string{"Add puts a new task on the todo list and returns it with its id. Use it to", "plan a multi-step job before starting, one task per step.", "", "text: what is to be done, in one short sentence", "", "onion:additive"}, Params: []string{"text"}},
 			{Name: "TodoList.List", Doc: []string{"List returns every task on the todo list, done or not, in the order they", "were added.", "", "onion:intent read"}},
 			{Name: "TodoList.Complete", Doc: []string{"Complete marks a task on the todo list as done and returns it. Completing a", "task that is already done changes nothing.", "", "id: the id of the task, as returned by add or list", "", "onion:idempotent"}, Params: []string{"id"}},
 			{Name: "TodoList.Remove", Doc: []string{"Remove deletes a task from the todo list, done or not, and says which.", "", "id: the id of the task, as returned by add or list", "", "onion:intent delete"}, Params: []string{"id"}},

@@ -41,6 +41,8 @@ func NewTodoList() *TodoList {
 // plan a multi-step job before starting, one task per step.
 //
 // text: what is to be done, in one short sentence
+//
+//onion:additive
 func (l *TodoList) Add(text string) (Item, error) {
 	text = strings.TrimSpace(text)
 	switch {

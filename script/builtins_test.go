@@ -123,7 +123,7 @@ def read():
     answer = request("GET", "/api/tickets/42")
     data = {"a": {"b": [10, {"c": "deep"}]}}
     return [
-        dig(ok(answer), "body"),
+        ok(answer),
         dig(data, "a", "b", 1, "c"),
         dig(data, "a", "b", -2),
         dig(data, "a", "x", "y"),
@@ -279,6 +279,69 @@ func TestStatusPage(t *testing.T) {
 		i := slices.IndexFunc(tools, func(tl *onion.Tool) bool { return tl.Name() == tc.tool })
 		if got, err := tools[i].Call(context.Background(), tc.args); err != nil || got != tc.want {
 			t.Errorf("%s(%s) = %s, %v\nwant %s", tc.tool, tc.args, got, err, tc.want)
+		}
+	}
+}
+
+// TestOkIsTheDecodedJSON holds ok to the seed's contract: ok(response) is
+// the decoded JSON of a 2xx answer, so dig(ok(answer), "body") reads the
+// JSON's body field (the reference example's line); an answer that is not
+// JSON is its text, and the response keeps its own fields.
+func TestOkIsTheDecodedJSON(t *testing.T) {
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/json":
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			io.WriteString(w, `{"body": "the printer is on fire", "id": 42}`)
+		case "/problem":
+			w.Header().Set("Content-Type", "application/problem+json")
+			io.WriteString(w, `{"body": "problem"}`)
+		case "/sniffed": // no Content-Type: Go sends text/plain
+			io.WriteString(w, `  [1, 2]`)
+		case "/number":
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, `123`)
+		case "/html":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<p>{"body": "no"}</p>`)
+		case "/bad":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"body": `)
+		case "/empty":
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer app.Close()
+	tools, err := script.Parse("ok.star", `
+def read(path):
+    """Reads a path with ok.
+
+    path: the path
+
+    onion:intent read
+    """
+    answer = request("GET", path)
+    got = ok(answer)
+    return {"ok": got, "body": dig(got, "body"), "status": answer.status, "text": answer.text}
+`, script.BaseURL(app.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/json", `{"body":"the printer is on fire","ok":{"body":"the printer is on fire","id":42},"status":200,"text":"{\"body\": \"the printer is on fire\", \"id\": 42}"}`},
+		{"/problem", `{"body":"problem","ok":{"body":"problem"},"status":200,"text":"{\"body\": \"problem\"}"}`},
+		{"/sniffed", `{"body":null,"ok":[1,2],"status":200,"text":"  [1, 2]"}`},
+		{"/number", `{"body":null,"ok":"123","status":200,"text":"123"}`},
+		{"/html", `{"body":null,"ok":"<p>{\"body\": \"no\"}</p>","status":200,"text":"<p>{\"body\": \"no\"}</p>"}`},
+		{"/empty", `{"body":null,"ok":null,"status":204,"text":""}`},
+		{"/bad", `error: ok.star:10:13: the body of GET /bad (status 200): invalid JSON`},
+	} {
+		got, err := tools[0].Call(context.Background(), `{"path":"`+tc.path+`"}`)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("ok(GET %s) = %s\nwant %s", tc.path, got, tc.want)
 		}
 	}
 }

@@ -16,7 +16,7 @@
 //	    answer = request("GET", "/api/tickets/" + ticket_id)
 //	    if answer.status == 404:
 //	        fail("no such ticket")
-//	    return {"text": ok(answer)["body"]}
+//	    return {"text": ok(answer)}
 //
 // Load the file with the application's address and its credentials, and give
 // the tools to an agent (Example_agent):
@@ -55,8 +55,11 @@
 //     ", "; a lookup ignores case, and headers.get("location") works), text
 //     (the body, as text; body is the same), truncated (bool) and json()
 //     (the body parsed).
-//   - ok(response) fails unless the status is 2xx and returns
-//     {"status": int, "body": text, "json": parsed body or None}.
+//   - ok(response) fails unless the status is 2xx and returns what the
+//     answer holds: its JSON decoded when its Content-Type says JSON or
+//     the body is a JSON object or array (many servers send JSON as
+//     text/plain), otherwise its text, None for an empty body. So dig(ok(answer), "body") reads the JSON's body field;
+//     the response keeps its status, headers and text.
 //   - attempt(fn, *args, **kwargs) calls fn without ending the call when it
 //     fails, and returns a struct with ok (bool), value (what fn returned,
 //     None when it failed) and error (the message, None when it did not).
@@ -64,7 +67,7 @@
 //     it catches: they end the call.
 //   - dig(value, key, ..., default=None) looks keys up one after the other:
 //     dict keys, list indexes (negative from the end) and attributes, such
-//     as dig(ok(answer), "json", "owner", "name"). It returns default as
+//     as dig(ok(answer), "owner", "name"). It returns default as
 //     soon as one is missing or a value is None.
 //   - re, regular expressions in Go's RE2 syntax (no backreferences or
 //     lookaround; time linear in the input): re.match(pattern, text)
@@ -104,7 +107,7 @@
 //
 //	    onion:intent read
 //	    """
-//	    page = html.parse(ok(request("GET", "/status"))["body"])
+//	    page = html.parse(ok(request("GET", "/status")))
 //	    found = []
 //	    for row in page.select("table.incidents tr")[:limit]:
 //	        title = text.squash(row.select_one("td.title").text)
@@ -122,7 +125,7 @@
 //	    answer = attempt(ok, request("GET", "/api/incidents/" + id))
 //	    if not answer.ok:
 //	        return "unknown: " + answer.error
-//	    return {"owner": dig(answer.value, "json", "owner", "name", default="nobody")}
+//	    return {"owner": dig(answer.value, "owner", "name", default="nobody")}
 //
 // A tool returns a dict, list, string, number, bool or None; the model gets
 // a string as it is and anything else as JSON, as from a Go tool.

@@ -22,7 +22,7 @@ def forecast(city, days=3):
 
     onion:intent read
     """
-    return ok(request("GET", "/forecast", query={"city": city, "days": days}))["json"]
+    return ok(request("GET", "/forecast", query={"city": city, "days": days}))
 `, script.BaseURL("https://weather.example.com"), script.Header("Authorization", "Bearer key"))
 	if err != nil {
 		log.Fatal(err)

@@ -132,7 +132,7 @@ def ticket_text(ticket_id):
     answer = request("GET", "/api/tickets/" + ticket_id)
     if answer.status == 404:
         fail("no such ticket")
-    return {"text": ok(answer)["body"]}
+    return {"text": ok(answer)}
 `
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

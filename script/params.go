@@ -87,6 +87,9 @@ func newTool(cfg *config, fn *starlark.Function, docAt syntax.Position) (*onion.
 	if doc.directives.Idempotent {
 		opts = append(opts, onion.Idempotent())
 	}
+	if doc.directives.Additive {
+		opts = append(opts, onion.Additive())
+	}
 	if doc.directives.Approve {
 		opts = append(opts, onion.RequireApproval())
 	}

@@ -382,8 +382,8 @@ def read():
 
     onion:intent read
     """
-    answer = ok(request("GET", "/"))
-    return len(answer["json"]) + len(json.decode(answer["body"]))
+    answer = request("GET", "/")
+    return len(ok(answer)) + len(json.decode(answer.text))
 `, script.BaseURL(app.URL), script.Header("Authorization", "Bearer "+secret40), script.MaxResponseBytes(2<<20), script.MaxSteps(10_000_000))
 	if err != nil {
 		b.Fatal(err)

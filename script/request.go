@@ -414,7 +414,10 @@ func redactErr(cfg *config, err error) error {
 }
 
 // ok is the ok builtin: ok(response) fails unless the status is 2xx and
-// returns {"status": int, "body": text, "json": parsed body or None}.
+// returns what the answer holds: its JSON decoded when its Content-Type
+// says JSON, or when the body is a JSON object or array that parses (many
+// servers send JSON as text/plain); otherwise its text; None for an empty
+// body.
 func ok(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var r *response
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &r); err != nil {
@@ -435,18 +438,20 @@ func ok(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 		}
 		return nil, errors.New(msg)
 	}
-	parsed := starlark.Value(starlark.None)
-	if !r.truncated && strings.TrimSpace(r.body) != "" {
+	if strings.TrimSpace(r.body) == "" {
+		return starlark.None, nil
+	}
+	body := strings.TrimSpace(r.body)
+	switch {
+	case r.saysJSON():
+		return r.json(thread, b, nil, nil)
+	case !r.truncated && (body[0] == '{' || body[0] == '['):
 		if err := chargeJSON(thread, r); err != nil {
 			return nil, err
 		}
 		if v, err := decodeJSON([]byte(r.body)); err == nil {
-			parsed = v
+			return v, nil
 		}
 	}
-	d := starlark.NewDict(3)
-	_ = d.SetKey(starlark.String("status"), starlark.MakeInt(r.status))
-	_ = d.SetKey(starlark.String("body"), starlark.String(r.body))
-	_ = d.SetKey(starlark.String("json"), parsed)
-	return d, nil
+	return starlark.String(r.body), nil
 }

@@ -2,6 +2,8 @@ package script
 
 import (
 	"fmt"
+	"mime"
+	"strings"
 
 	"go.starlark.net/starlark"
 )
@@ -62,6 +64,13 @@ func (r *response) json(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("the body of %s %s (status %d): %w", r.method, r.path, r.status, err)
 	}
 	return v, nil
+}
+
+// saysJSON reports whether the Content-Type names JSON: application/json
+// or a +json type.
+func (r *response) saysJSON() bool {
+	mt, _, err := mime.ParseMediaType(r.headers.values["content-type"])
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // summary is the response as a tool result, when a script returns one.

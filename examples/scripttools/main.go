@@ -156,10 +156,12 @@ func (tr *tracker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such ticket", http.StatusNotFound)
 	case r.Method == http.MethodGet && rest == "":
 		t := tr.tickets[id]
-		fmt.Fprintf(w, "%s\n\n%s\n", t.Title, t.Text)
+		var body strings.Builder
+		fmt.Fprintf(&body, "%s\n\n%s\n", t.Title, t.Text)
 		for _, c := range t.Comments {
-			fmt.Fprintf(w, "\ncomment: %s\n", c)
+			fmt.Fprintf(&body, "\ncomment: %s\n", c)
 		}
+		writeJSON(w, map[string]any{"id": t.ID, "title": t.Title, "body": body.String()})
 	case r.Method == http.MethodPost && rest == "comments":
 		var c struct{ Text string }
 		if err := json.NewDecoder(r.Body).Decode(&c); err != nil || c.Text == "" {

@@ -1,5 +1,6 @@
 // Package directive reads the onion: directives of doc comments and
-// docstrings (onion:intent read, onion:idempotent, onion:approve), which Go
+// docstrings (onion:intent read, onion:idempotent, onion:additive,
+// onion:approve), which Go
 // tools and script tools share.
 package directive
 
@@ -12,6 +13,7 @@ import (
 type Set struct {
 	Intent     string // "read", "write", "delete", or "" when none is declared
 	Idempotent bool
+	Additive   bool // a write that only adds (onion.Additive)
 	Approve    bool
 }
 
@@ -29,10 +31,12 @@ func (d *Set) Parse(s string) error {
 		}
 	case "idempotent":
 		d.Idempotent = true
+	case "additive":
+		d.Additive = true
 	case "approve":
 		d.Approve = true
 	default:
-		return fmt.Errorf("unknown directive onion:%s: known are onion:intent read|write|delete, onion:idempotent, onion:approve", word)
+		return fmt.Errorf("unknown directive onion:%s: known are onion:intent read|write|delete, onion:idempotent, onion:additive, onion:approve", word)
 	}
 	return nil
 }

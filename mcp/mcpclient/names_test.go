@@ -42,8 +42,18 @@ func TestIntent(t *testing.T) {
 		{"read-only wins over destructive", &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, onion.Read},
 		{"destructive", &mcp.ToolAnnotations{DestructiveHint: &yes}, onion.Delete},
 		{"additive", &mcp.ToolAnnotations{DestructiveHint: &no}, onion.Write},
+		{"an onion write", &mcp.ToolAnnotations{DestructiveHint: &yes}, onion.Write},
+		{"a _meta read cannot narrow a destructive tool", &mcp.ToolAnnotations{DestructiveHint: &yes}, onion.Delete},
+		{"a _meta read cannot make a write a read", &mcp.ToolAnnotations{}, onion.Write},
 	} {
-		if got := intent(c.a); got != c.want {
+		tool := &mcp.Tool{Annotations: c.a}
+		switch c.name {
+		case "an onion write":
+			tool.Meta = mcp.Meta{"io.github.onionkit/intent": "write"}
+		case "a _meta read cannot narrow a destructive tool", "a _meta read cannot make a write a read":
+			tool.Meta = mcp.Meta{"io.github.onionkit/intent": "read"}
+		}
+		if got := intent(tool); got != c.want {
 			t.Errorf("%s: intent = %s, want %s", c.name, got, c.want)
 		}
 	}

@@ -96,7 +96,7 @@ func (s *session) wrap(t *mcp.Tool, rawSchema json.RawMessage, names map[string]
 	if err != nil {
 		return nil, err
 	}
-	opts := []onion.ToolOption{intent(t.Annotations), onion.WithCloser(s)}
+	opts := []onion.ToolOption{intent(t), onion.WithCloser(s)}
 	if desc := description(t); desc != "" {
 		opts = append(opts, onion.Description(desc))
 	}
@@ -115,16 +115,22 @@ func (s *session) wrap(t *mcp.Tool, rawSchema json.RawMessage, names map[string]
 	return tool, nil
 }
 
-// intent returns the onion intent that MCP tool annotations a declare:
-// Read for readOnlyHint, Delete for an explicit destructiveHint: true,
-// and Write otherwise, including when a is nil.
-func intent(a *mcp.ToolAnnotations) onion.Intent {
+// intent returns the onion intent that t's annotations declare: Read for
+// readOnlyHint, Delete for an explicit destructiveHint: true, and Write
+// otherwise, including when there are none. An onion server's destructive
+// write says "write" in its _meta (outcome.IntentKey), which only ever
+// narrows a Delete to a Write: a peer's _meta cannot make a tool a read.
+func intent(t *mcp.Tool) onion.Intent {
+	a := t.Annotations
 	switch {
 	case a == nil:
 		return onion.Write
 	case a.ReadOnlyHint:
 		return onion.Read
 	case a.DestructiveHint != nil && *a.DestructiveHint:
+		if said, _ := t.Meta[outcome.IntentKey].(string); said == string(onion.Write) {
+			return onion.Write
+		}
 		return onion.Delete
 	}
 	return onion.Write

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/internal/outcome"
 	"github.com/onionkit/onion/mcp/internal/version"
 )
 
@@ -97,6 +98,7 @@ func addTool(s *mcp.Server, t *onion.Tool, g *gate, timeout time.Duration) (err 
 		Description: t.Description(),
 		InputSchema: json.RawMessage(schema),
 		Annotations: annotations(t),
+		Meta:        mcp.Meta{outcome.IntentKey: string(t.Intent())},
 	}
 	if out != nil {
 		mt.OutputSchema = out

@@ -21,6 +21,11 @@ const (
 	// parentheses of onion's outcome_unknown text: "it panicked: kaboom",
 	// "it timed out after 2s", "the approver said no".
 	ReasonKey = "io.github.onionkit/reason"
+	// IntentKey names an onion tool's intent in the _meta of its tools/list
+	// entry: MCP's hints have no "write" (a tool that may change what
+	// exists is destructive), so an onion client reads the write back from
+	// here.
+	IntentKey = "io.github.onionkit/intent"
 )
 
 // Set records o and reason in res's _meta, keeping any other keys.
