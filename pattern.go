@@ -48,9 +48,10 @@ type patternRun struct {
 }
 
 // gaveUp is a match that did not finish: its pattern, its value, how long
-// it ran and why it stopped.
+// it ran (when it was tried at all) and why it stopped.
 type gaveUp struct {
 	pattern, value string
+	tried          bool
 	after          time.Duration
 	why            string
 }
@@ -134,15 +135,17 @@ func (run *patternRun) match(re *regexp2.Regexp, s string) bool {
 		case !time.Now().Before(run.end):
 			why = fmt.Sprintf("the patterns of one call may take %v in all", callMatchLimit)
 		}
-		start := time.Now()
+		g := &gaveUp{pattern: re.String(), value: s, why: why}
 		if why == "" {
+			start := time.Now()
 			ok, err := re.MatchString(s)
 			if err == nil {
 				return ok
 			}
-			why = fmt.Sprintf("one match may take %v", matchLimit)
+			g.tried, g.after = true, time.Since(start).Round(time.Millisecond)
+			g.why = fmt.Sprintf("one match may take %v", matchLimit)
 		}
-		run.gaveUp = &gaveUp{pattern: re.String(), value: s, after: time.Since(start).Round(time.Millisecond), why: why}
+		run.gaveUp = g
 	}
 	if run.undecided == nil {
 		run.undecided = map[[2]string]bool{}
@@ -163,8 +166,13 @@ func ctxEnded(err error) string {
 // at the first place in inst that holds its value.
 func (g *gaveUp) problem(inst any) string {
 	at, _ := findString(inst, g.value, nil)
+	n := utf8.RuneCountInString(g.value)
+	if !g.tried {
+		return fmt.Sprintf("%s: the pattern %s was not tried on the %d characters (%s), so the value could not be checked",
+			fieldPath(at), quoteValue(g.pattern), n, g.why)
+	}
 	return fmt.Sprintf("%s: the pattern %s gave up after %v on %d characters (%s), so the value could not be checked; send a shorter value",
-		fieldPath(at), quoteValue(g.pattern), g.after, utf8.RuneCountInString(g.value), g.why)
+		fieldPath(at), quoteValue(g.pattern), g.after, n, g.why)
 }
 
 // findString finds the path of the first string value (or else property
