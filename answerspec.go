@@ -1,6 +1,7 @@
 package onion
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -61,7 +62,7 @@ func (s *AnswerSpec) Problems(text string) ([]string, error) {
 	if text == "" {
 		return []string{errEmptyAnswer}, nil
 	}
-	if err := ps.explain("answer", text, nil); err != nil {
+	if err := ps.explain(context.Background(), "answer", text, nil); err != nil {
 		return problemsOf(err), nil
 	}
 	return nil, nil

@@ -7,13 +7,18 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/onionkit/onion/internal/visible"
 )
 
 // TerminalApprover returns an approver that shows each call that needs
-// approval on out, with its arguments, and reads y or n from in. Anything
-// but y or yes, and a read error, means no. A question whose context ends
-// is denied; the line being read for it then answers the next question, so
-// no input is lost.
+// approval on out, with the whole of its arguments (control characters,
+// escape sequences and invisible or reordering runes written as escapes,
+// so that a terminal shows them instead of acting on them), and reads y or
+// n from in. Anything but y or yes, and a read error, means no. Arguments
+// too long to show (over 32 KiB) are denied with an error, not asked
+// about. A question whose context ends is denied; the line being read for
+// it then answers the next question, so no input is lost.
 func TerminalApprover(in io.Reader, out io.Writer) func(ctx context.Context, c Call) (bool, error) {
 	type answer struct {
 		line string
@@ -24,9 +29,13 @@ func TerminalApprover(in io.Reader, out io.Writer) func(ctx context.Context, c C
 	pending := make(chan answer, 1) // the read in flight, if any, delivers here
 	reading := false
 	return func(ctx context.Context, c Call) (bool, error) {
+		args, err := visible.Arguments(c.Arguments)
+		if err != nil {
+			return false, fmt.Errorf("%w: approve calls of %s with an approver of your own that decides without showing them", err, c.Name)
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(out, "The agent wants to run %s (%s) with %s\nAllow? [y/N] ", c.Name, c.Intent, c.Arguments)
+		fmt.Fprintf(out, "The agent wants to run %s (%s) with %s\nAllow? [y/N] ", visible.String(c.Name), visible.String(string(c.Intent)), args)
 		if !reading {
 			reading = true
 			go func() {

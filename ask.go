@@ -262,7 +262,7 @@ func (at *answerType) decode(text string) (reflect.Value, []string) {
 		return reflect.Value{}, []string{errEmptyAnswer}
 	}
 	v := reflect.New(at.into)
-	err := at.params.decodeArgs("answer", text, v.Elem())
+	err := at.params.decodeArgs(context.Background(), "answer", text, v.Elem())
 	if err == nil {
 		return v.Elem(), nil
 	}

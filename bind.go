@@ -442,7 +442,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 			f = frames.Get().(*callFrame)
 		}
 		arg := f.arg
-		if err := params.decodeArgs(t.name, args, arg.Elem()); err != nil {
+		if err := params.decodeArgs(ctx, t.name, args, arg.Elem()); err != nil {
 			f.release(frames, needsPtr)
 			return nil, err
 		}
@@ -763,7 +763,7 @@ func NewRawTool(name string, schema json.RawMessage, fn func(ctx context.Context
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		if err := params.explain(t.name, args, nil); err != nil {
+		if err := params.explain(ctx, t.name, args, nil); err != nil {
 			return nil, err
 		}
 		return fn(ctx, json.RawMessage(args))
@@ -792,7 +792,7 @@ func NewTypedTool[In, Out any](fn func(context.Context, In) (Out, error), opts .
 	ins := sync.Pool{New: func() any { return new(In) }}
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		p := ins.Get().(*In)
-		err := params.decodeArgs(name, args, reflect.ValueOf(p).Elem())
+		err := params.decodeArgs(ctx, name, args, reflect.ValueOf(p).Elem())
 		in := *p
 		*p = *new(In)
 		ins.Put(p)

@@ -27,6 +27,7 @@ func FuzzCall(f *testing.F) {
 		`{"v":` + strings.Repeat("[", 200), `{"v":` + strings.Repeat(`{"a":`, 150) + `1` + strings.Repeat("}", 150) + `}`,
 		`{"s":[[1],[2,3]]}`, `{"m":{"k":[true]}}`, `{"a":1,"a":2}`, `{"small":1` + strings.Repeat("0", 200) + `}`,
 		`{"user":"admin","Wait":"1s"}`, `{"user":"bob","Wait":"1s","big":18446744073709551615}`, `{"user":"b","email":null,"Wait":"x"}`,
+		`{"tag":"` + slowValue + `"}`, `{"tag":"aaaa!","tags":["` + slowValue + `","` + slowValue + `"]}`,
 	} {
 		f.Add(seed)
 	}
@@ -48,6 +49,14 @@ func FuzzCall(f *testing.F) {
 		f.Fatal(err)
 	}
 	all = append(all, strict.Tools().All()...)
+	// A regexp2 pattern that backtracks without end on a run of a's.
+	slow, err := onion.NewRawTool("slow", json.RawMessage(`{"type":"object","properties":{
+		"tag":{"type":"string","pattern":"^(a+)+(?=!)$"},"tags":{"type":"array","items":{"type":"string","not":{"pattern":"^(a+)+(?=!)$"}}}}}`),
+		func(context.Context, json.RawMessage) (any, error) { return "ran", nil })
+	if err != nil {
+		f.Fatal(err)
+	}
+	all = append(all, slow)
 	f.Fuzz(func(t *testing.T, args string) {
 		for _, tool := range all {
 			out, err := tool.Call(context.Background(), args)

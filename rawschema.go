@@ -100,8 +100,8 @@ func rawParams(raw json.RawMessage, s *jsonschema.Schema) (*paramSchema, error) 
 // compileRaw compiles a raw schema. One that names no draft is read as
 // 2020-12 and, if it is not valid there, as draft-07 or draft-04 (whose
 // exclusiveMinimum is a boolean), which servers still publish.
-func compileRaw(b []byte) (*santhosh.Schema, error) {
-	v, err := compileSchema(b)
+func compileRaw(b []byte, ps *patterns) (*santhosh.Schema, error) {
+	v, err := compileSchema(b, ps)
 	if err == nil {
 		return v, nil
 	}
@@ -112,7 +112,7 @@ func compileRaw(b []byte) (*santhosh.Schema, error) {
 		return nil, err
 	}
 	for _, d := range []*santhosh.Draft{santhosh.Draft7, santhosh.Draft4} {
-		if v, derr := compileDraft(b, d); derr == nil {
+		if v, derr := compileDraft(b, d, ps); derr == nil {
 			return v, nil
 		}
 	}

@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
 	"github.com/fatih/structtag"
 	"github.com/invopop/jsonschema"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
@@ -50,6 +48,9 @@ type checker struct {
 	// fullCheck is set when the schema holds keywords the plan does not
 	// check itself, so every call is also run through the validator.
 	fullCheck bool
+	// patterns bounds the schema's regexp2 patterns by a call's context:
+	// every check holds it (see hold).
+	patterns *patterns
 }
 
 var schemaCache sync.Map // reflect.Type → *paramSchema
@@ -105,11 +106,12 @@ func newChecker(b []byte, s *jsonschema.Schema, t reflect.Type) (*checker, error
 	if t == nil {
 		compile = compileRaw
 	}
-	v, err := compile(b)
+	ps := &patterns{}
+	v, err := compile(b, ps)
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{validator: v, fullCheck: true}
+	c := &checker{validator: v, fullCheck: true, patterns: ps}
 	if t != nil {
 		plan, unchecked, err := newPlan(t, s, v)
 		if err != nil {
@@ -121,15 +123,16 @@ func newChecker(b []byte, s *jsonschema.Schema, t reflect.Type) (*checker, error
 }
 
 // compileSchema compiles a parameters schema for the validator, its
-// patterns as ECMA-262 regular expressions, as JSON Schema defines them. A
-// pattern that does not compile is an error: no check is ever dropped.
-func compileSchema(b []byte) (*santhosh.Schema, error) {
-	return compileDraft(b, nil)
+// patterns as ECMA-262 regular expressions, as JSON Schema defines them,
+// those that need regexp2 bound by ps. A pattern that does not compile is
+// an error: no check is ever dropped.
+func compileSchema(b []byte, ps *patterns) (*santhosh.Schema, error) {
+	return compileDraft(b, nil, ps)
 }
 
 // compileDraft compiles b under draft when it names none with $schema;
 // with a nil draft, under 2020-12.
-func compileDraft(b []byte, draft *santhosh.Draft) (*santhosh.Schema, error) {
+func compileDraft(b []byte, draft *santhosh.Draft, ps *patterns) (*santhosh.Schema, error) {
 	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
@@ -139,7 +142,7 @@ func compileDraft(b []byte, draft *santhosh.Draft) (*santhosh.Schema, error) {
 		c.DefaultDraft(draft)
 	}
 	c.AssertFormat()
-	c.UseRegexpEngine(compileECMA)
+	c.UseRegexpEngine(ps.compile)
 	if err := c.AddResource("tool.json", doc); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
@@ -148,31 +151,6 @@ func compileDraft(b []byte, draft *santhosh.Draft) (*santhosh.Schema, error) {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	return v, nil
-}
-
-// ecmaRegexp is a JSON Schema pattern that Go's regexp cannot compile
-// (lookaround, backreferences), compiled by regexp2 in ECMAScript mode.
-type ecmaRegexp struct{ re *regexp2.Regexp }
-
-func (r ecmaRegexp) MatchString(s string) bool {
-	ok, err := r.re.MatchString(s)
-	return ok && err == nil
-}
-
-func (r ecmaRegexp) String() string { return r.re.String() }
-
-// compileECMA compiles a pattern with Go's regexp, whose matching time is
-// linear, when it can; otherwise with regexp2, which handles all of
-// ECMA-262.
-func compileECMA(pattern string) (santhosh.Regexp, error) {
-	if re, err := regexp.Compile(pattern); err == nil {
-		return re, nil
-	}
-	re, err := regexp2.Compile(pattern, regexp2.ECMAScript)
-	if err != nil {
-		return nil, fmt.Errorf("pattern %q is not an ECMA-262 regular expression: %w", pattern, err)
-	}
-	return ecmaRegexp{re}, nil
 }
 
 // withDescriptions returns a copy of p whose top-level properties without a
@@ -509,7 +487,7 @@ func (t *Tool) strictTool() (*Tool, error) {
 			if strings.TrimSpace(args) == "" {
 				args = "{}"
 			}
-			if err := ps.explain(t.name, args, nil); err != nil {
+			if err := ps.explain(ctx, t.name, args, nil); err != nil {
 				return nil, err
 			}
 			return inner(ctx, args)
@@ -707,7 +685,9 @@ func schemaTypes(s *jsonObject) []string {
 // validate runs the full JSON Schema validator over args, with the
 // leniency every path applies (null for an optional field counts as
 // absent), and returns every problem it finds as "field: what is wrong"
-// lines. args must have passed checkShape.
+// lines. args must have passed checkShape, and the caller holds
+// c.patterns: a pattern that gave up is a problem of its own, and the
+// mismatches it left undecided are none.
 func (c *checker) validate(args []byte) []string {
 	inst, err := santhosh.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
@@ -715,12 +695,17 @@ func (c *checker) validate(args []byte) []string {
 	}
 	inst = dropNullOptionals(inst, c.validator)
 	err = c.validator.Validate(inst)
-	var ve *santhosh.ValidationError
-	if err == nil || !errors.As(err, &ve) {
-		return nil
-	}
 	var out []string
-	collectProblems(ve, inst, &out)
+	run := c.patterns.current()
+	if run != nil && run.gaveUp != nil {
+		// Even where the validator accepts (a pattern under "not"), a
+		// value no pattern could decide is not accepted.
+		out = append(out, run.gaveUp.problem(inst))
+	}
+	var ve *santhosh.ValidationError
+	if err != nil && errors.As(err, &ve) {
+		collectProblems(ve, inst, run, &out)
+	}
 	slices.Sort(out) // the validator's order follows map order
 	return out
 }
@@ -763,10 +748,10 @@ func dropNullOptionals(v any, cs *santhosh.Schema) any {
 // collectProblems flattens the validator's error tree into one line per
 // leaf: the field's path and what is wrong with it, in the words the
 // decoder uses.
-func collectProblems(ve *santhosh.ValidationError, inst any, out *[]string) {
+func collectProblems(ve *santhosh.ValidationError, inst any, run *patternRun, out *[]string) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collectProblems(c, inst, out)
+			collectProblems(c, inst, run, out)
 		}
 		return
 	}
@@ -797,6 +782,9 @@ func collectProblems(ve *santhosh.ValidationError, inst any, out *[]string) {
 	case *kind.Format:
 		add(at, "expected "+formatHint(k.Want)+", got "+got)
 	case *kind.Pattern:
+		if run != nil && run.undecided[[2]string{k.Want, k.Got}] {
+			return // not a mismatch: its match gave up, which validate reports
+		}
 		if k.Want == durationPattern {
 			add(at, "expected "+durationHint+", got "+got)
 		} else {
@@ -906,16 +894,22 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 	return actual.([]byte), nil
 }
 
-// decodeArgs checks args and decodes them into v. On failure it returns an
-// *ArgumentError naming every problem.
-func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
+// decodeArgs checks args and decodes them into v, under ctx (which bounds
+// the regexp2 patterns). On failure it returns an *ArgumentError naming
+// every problem.
+func (p *paramSchema) decodeArgs(ctx context.Context, tool, args string, v reflect.Value) error {
 	// Only arguments that start with a space can be all spaces: a model's
 	// usual "{" skips the scan.
 	if args == "" || (args[0] <= ' ' || args[0] >= utf8.RuneSelf) && strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	release, err := p.patterns.hold(ctx)
+	if err != nil {
+		return &ArgumentError{Tool: tool, Problems: []string{err.Error()}, Params: p.listing}
+	}
+	defer release()
 	r := newArgReader(args)
-	err := p.plan.decode(r, v)
+	err = p.plan.decode(r, v)
 	if err == nil {
 		err = r.end()
 	}
@@ -923,12 +917,22 @@ func (p *paramSchema) decodeArgs(tool, args string, v reflect.Value) error {
 	if err == nil && !p.fullCheck {
 		return nil
 	}
-	return p.explain(tool, args, err)
+	return p.explainHeld(tool, args, err)
 }
 
 // explain turns a rejected call into an *ArgumentError; with a nil fastErr
-// it runs the full validator and reports only what it finds.
-func (p *paramSchema) explain(tool, args string, fastErr error) error {
+// it runs the full validator, under ctx, and reports only what it finds.
+func (p *paramSchema) explain(ctx context.Context, tool, args string, fastErr error) error {
+	release, err := p.patterns.hold(ctx)
+	if err != nil {
+		return &ArgumentError{Tool: tool, Problems: []string{err.Error()}, Params: p.listing}
+	}
+	defer release()
+	return p.explainHeld(tool, args, fastErr)
+}
+
+// explainHeld is explain for a caller that holds p.patterns.
+func (p *paramSchema) explainHeld(tool, args string, fastErr error) error {
 	fail := func(problems ...string) error {
 		return &ArgumentError{Tool: tool, Problems: problems, Params: p.listing}
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/visible"
 )
 
 // approver decides the calls that need approval: those of the tools -approve
@@ -56,9 +57,15 @@ func (a *approver) approve(ctx context.Context, c onion.Call) (bool, error) {
 	if a.lines == nil {
 		return false, fmt.Errorf("stdin is not a terminal, so nobody can approve %s: allow it with -approve %s", c.Name, c.Name)
 	}
+	// The question shows every byte that will run, escaped so that the
+	// terminal shows them instead of acting on them, or is not asked.
+	args, err := visible.Arguments(c.Arguments)
+	if err != nil {
+		return false, fmt.Errorf("%w: allow it with -approve %s", err, c.Name)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.status.ask("The agent wants to run %s (%s) with %s\nAllow? [y/N] ", c.Name, c.Intent, short(compactJSON(string(c.Arguments)), 400))
+	a.status.ask("The agent wants to run %s (%s) with %s\nAllow? [y/N] ", visible.String(c.Name), visible.String(string(c.Intent)), args)
 	line, err := a.lines.next(ctx)
 	if err != nil {
 		a.status.printf("\n") // no answer ended the line

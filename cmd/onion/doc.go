@@ -45,7 +45,10 @@
 // shows as it starts and as it finishes (its name, its arguments in short,
 // its outcome and how long it took), with a spinner while the model thinks
 // when stderr is a terminal. A call that needs approval is asked about at
-// the terminal (y/N); when stdin is not a terminal nobody can answer, so it
+// the terminal (y/N), showing the whole of its arguments, with control
+// characters, escape sequences and invisible or reordering runes written
+// as escapes; arguments too long to show (over 32 KiB) are denied, not
+// asked about. When stdin is not a terminal nobody can answer, so the call
 // is denied unless -approve names its tool. -session FILE loads the
 // conversation from FILE and saves it there after each turn, so the next
 // run continues it; -json prints the run's Result as JSON instead of the

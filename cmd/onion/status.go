@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/visible"
 )
 
 // status writes what happens during a run to stderr: a line as each tool
@@ -148,14 +149,16 @@ func compactJSON(args string) string {
 	return b.String()
 }
 
-// short is s on one line, cut to at most n runes.
+// short is s on one line, cut to at most n runes, with what a terminal
+// would act on instead of showing (s comes from a model, a tool or a
+// server) escaped after the cut. It is for status lines: a question shows
+// the whole (visible.Arguments).
 func short(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return visible.String(s)
 }
 
 // roundDuration keeps about three significant digits of d.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/dlclark/regexp2"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
@@ -173,12 +175,34 @@ func compile(schema json.RawMessage, draft *santhosh.Draft) error {
 		c.DefaultDraft(draft)
 	}
 	c.AssertFormat()
+	c.UseRegexpEngine(patternSyntax)
 	if err := c.AddResource("tool.json", doc); err != nil {
 		return err
 	}
 	_, err = c.Compile("tool.json")
 	return err
 }
+
+// patternSyntax takes the patterns onion's validator takes: Go's syntax, or
+// else ECMA-262's (lookaround, backreferences), as JSON Schema defines
+// patterns. The schema compiled here is never matched against: onion
+// compiles it again for each tool, and there matches of the patterns
+// that need backtracking are bounded in time and by the call's context.
+func patternSyntax(pattern string) (santhosh.Regexp, error) {
+	if re, err := regexp.Compile(pattern); err == nil {
+		return re, nil
+	}
+	if _, err := regexp2.Compile(pattern, regexp2.ECMAScript); err != nil {
+		return nil, fmt.Errorf("pattern %q is not an ECMA-262 regular expression: %w", pattern, err)
+	}
+	return unmatched(pattern), nil
+}
+
+// unmatched is a pattern only checked for its syntax.
+type unmatched string
+
+func (unmatched) MatchString(string) bool { return false }
+func (p unmatched) String() string        { return string(p) }
 
 // prepend adds member ("key":value) at the start of the JSON object obj,
 // keeping the rest byte for byte.

@@ -17,6 +17,7 @@ func FuzzInputSchema(f *testing.F) {
 		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"b":{"type":["boolean","string"]}}}`,
 		`{}`, ` { } `, `[]`, `null`, `"x"`, `{"type":"strnig"}`, `{"type":"object","$ref":"http://example.com/s.json"}`,
 		`{"type":"object","properties":{"x":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"integer"}}}`,
+		`{"type":"object","properties":{"t":{"type":"string","pattern":"^(?=a)(a+)+$"}}}`, `{"properties":{"t":{"pattern":"(?<"}}}`,
 	} {
 		f.Add([]byte(seed))
 	}

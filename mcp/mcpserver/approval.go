@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/visible"
 )
 
 // newestProtocol is the first protocol version on which a server may not
@@ -79,10 +80,14 @@ func (g *gate) approverOf(req *mcp.CallToolRequest, question **mcp.CallToolResul
 		if !canElicit(req.ClientCapabilities()) {
 			return false, errors.New("the MCP client cannot be asked: it has no elicitation capability")
 		}
+		q, err := approvalQuestion(call)
+		if err != nil {
+			return false, err
+		}
 		if !onNewestProtocol(req) {
 			ctx, cancel := context.WithTimeout(ctx, g.timeout)
 			defer cancel()
-			res, err := req.Session.Elicit(ctx, approvalQuestion(call))
+			res, err := req.Session.Elicit(ctx, q)
 			if err != nil {
 				return false, fmt.Errorf("ask the MCP client: %w", err)
 			}
@@ -100,7 +105,7 @@ func (g *gate) approverOf(req *mcp.CallToolRequest, question **mcp.CallToolResul
 			return false, fmt.Errorf("%d questions wait for an answer already", maxQuestions)
 		}
 		*question = &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{approvalKey: approvalQuestion(call)},
+			InputRequests: mcp.InputRequestMap{approvalKey: q},
 			RequestState:  token,
 		}
 		return false, errAsking
@@ -129,13 +134,19 @@ func onNewestProtocol(req *mcp.CallToolRequest) bool {
 	return true
 }
 
-// approvalQuestion is what the user is asked about c.
-func approvalQuestion(c onion.Call) *mcp.ElicitParams {
+// approvalQuestion is what the user is asked about c: the whole of its
+// arguments, escaped (see visible.Arguments), or, when they are too long
+// to show, an error instead of a question.
+func approvalQuestion(c onion.Call) (*mcp.ElicitParams, error) {
+	args, err := visible.Arguments(c.Arguments)
+	if err != nil {
+		return nil, fmt.Errorf("%w, so the MCP client is not asked: give the server an approver of its own (mcpserver.Approver) to decide such calls", err)
+	}
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         fmt.Sprintf("The agent wants to run %s (%s) with %s. Allow it?", c.Name, c.Intent, c.Arguments),
+		Message:         fmt.Sprintf("The agent wants to run %s (%s) with %s. Allow it?", visible.String(c.Name), visible.String(string(c.Intent)), args),
 		RequestedSchema: approvalSchema,
-	}
+	}, nil
 }
 
 // approvalSchema is the form of the question: one box, ticked unless the

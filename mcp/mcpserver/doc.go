@@ -54,9 +54,12 @@
 // the middle of the call on the protocol versions before 2026-07-28, and
 // on 2026-07-28 with an input request the client answers by calling again
 // (the go-sdk's multi round-trip requests); an answer only counts for the
-// very call it was asked about. A client without the elicitation
-// capability, a "no", an error and no answer within ApprovalTimeout all
-// deny the call: it does not run, and the result is an error with the
+// very call it was asked about. The question shows the whole of the
+// arguments, with control characters, escape sequences and invisible or
+// reordering runes (U+202E) written as escapes; arguments too long to show
+// (over 32 KiB) are not asked about. A client without the elicitation
+// capability, arguments too long to show, a "no", an error and no answer
+// within ApprovalTimeout all deny the call: it does not run, and the result is an error with the
 // loop's words (onion.DeniedText). Approver lets the program decide
 // instead. Either way the decision reaches onion.RunCall as its
 // CallConfig.Approver.
