@@ -115,17 +115,21 @@ func (c *Conversation) MarshalHistory() ([]byte, error) {
 }
 
 // UnmarshalHistory replaces the conversation with one saved by
-// MarshalHistory. It rejects a message whose role is not system, user,
-// assistant or tool, and then keeps the conversation as it was.
+// MarshalHistory. It rejects a history no run could have kept — a message
+// whose role is not user, assistant or tool (a system message among them:
+// the agent gives its own), a tool message that answers no call of the
+// assistant message before it, or answers one twice, a call left
+// unanswered, a call ID over 256 bytes, more than MaxHistory messages —
+// naming the message, and then keeps the conversation as it was. The
+// data is not bounded here: a caller reading it from outside bounds its
+// size first. SetHistory takes a program's own messages as they are.
 func (c *Conversation) UnmarshalHistory(data []byte) error {
 	var msgs []Message
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		return fmt.Errorf("onion: restore conversation: %w", err)
 	}
-	for i, m := range msgs {
-		if !m.Role.Valid() {
-			return fmt.Errorf("onion: restore conversation: message %d has the role %q: want system, user, assistant or tool", i, m.Role)
-		}
+	if err := checkHistory(msgs); err != nil {
+		return fmt.Errorf("onion: restore conversation: %w", err)
 	}
 	c.SetHistory(msgs)
 	return nil

@@ -119,6 +119,26 @@ func (l Limits) withDefaults() Limits {
 // ErrRefused and say what to change. Schedulers call it in Create.
 func (l Limits) Admit(a Automation, now time.Time, active int) (Automation, error) {
 	l = l.withDefaults()
+	a, err := content(a)
+	if err != nil {
+		return Automation{}, err
+	}
+	if active >= l.MaxActive {
+		return Automation{}, refuse("%d automations are active, the limit: cancel one the user no longer needs (list_automations shows them) before starting another", active)
+	}
+	s, err := a.Schedule.Normalize(now, l.MinInterval)
+	if err != nil {
+		return Automation{}, err
+	}
+	a.Schedule, a.Created, a.Runs = s, now, 0
+	a.Next = s.Next(now)
+	return a, nil
+}
+
+// content checks an automation's agent and input, as Admit does for a new
+// one and the store for each one it loads, and returns it with both
+// trimmed. Its errors wrap ErrRefused.
+func content(a Automation) (Automation, error) {
 	a.Agent = strings.TrimSpace(a.Agent)
 	a.Input = strings.TrimSpace(a.Input)
 	switch {
@@ -130,14 +150,6 @@ func (l Limits) Admit(a Automation, now time.Time, active int) (Automation, erro
 		return Automation{}, refuse("input is %d bytes, over the limit of %d: shorten it", len(a.Input), maxInput)
 	case !utf8.ValidString(a.Input):
 		return Automation{}, refuse("input is not valid UTF-8: send plain text")
-	case active >= l.MaxActive:
-		return Automation{}, refuse("%d automations are active, the limit: cancel one the user no longer needs (list_automations shows them) before starting another", active)
 	}
-	s, err := a.Schedule.Normalize(now, l.MinInterval)
-	if err != nil {
-		return Automation{}, err
-	}
-	a.Schedule, a.Created, a.Runs = s, now, 0
-	a.Next = s.Next(now)
 	return a, nil
 }

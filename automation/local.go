@@ -94,10 +94,17 @@ var _ Scheduler = (*Local)(nil)
 
 // NewLocal opens the automations stored in the file at path (created at
 // the first change; its directory is created as needed), or keeps them in
-// this process only when path is "": Start fires them. A file that
-// is not a store of valid automations is an error, never overwritten: fix
-// or move it. The file is locked (path+".lock") while the Local is open, so
-// a second scheduler on it, in this process or another, is refused.
+// this process only when path is "": Start fires them. A file that is not
+// a store of valid automations is an error, never overwritten: fix or
+// move it. That is anything but a regular file, one over 64 MiB, an empty
+// one, null, {} or another shape, and one holding an automation Create
+// would have refused under opts.Limits (more than MaxActive, or a
+// schedule firing more often than MinInterval). Symbolic links in path
+// are followed: the file they lead to is the one read, written and
+// locked. It is locked (its path+".lock") while the Local is open, so a
+// second scheduler on it, in this process or another and by whatever
+// path, is refused; a file with hard links is refused, since each change
+// replaces the file and would leave the other names a stale copy.
 func NewLocal(path string, opts Options) (*Local, error) {
 	l := &Local{
 		path:     path,
@@ -118,16 +125,20 @@ func NewLocal(path string, opts Options) (*Local, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("automation: %w", err)
 		}
-		unlock, err := lockStore(path)
+		resolved, err := resolveStore(path)
 		if err != nil {
 			return nil, err
 		}
-		as, ended, err := loadStore(path)
+		unlock, err := lockStore(resolved)
+		if err != nil {
+			return nil, err
+		}
+		as, ended, err := loadStore(resolved, l.limits)
 		if err != nil {
 			unlock()
 			return nil, err
 		}
-		l.unlock, l.ended = unlock, ended
+		l.path, l.unlock, l.ended = resolved, unlock, ended
 		for _, a := range as {
 			l.autos[a.ID] = &a
 		}

@@ -42,6 +42,14 @@ const (
 	minGapFires = 2000
 )
 
+// maxCron and maxZone bound a cron expression and a zone's name, which
+// errors quote: the longest IANA name is some 30 bytes, and five fields of
+// lists fit easily.
+const (
+	maxCron = 512
+	maxZone = 128
+)
+
 // maxSkips bounds the wall-clock candidates next looks at before giving up:
 // one fire can stand for two candidates at most (the hour a clock skips).
 const maxSkips = 8
@@ -53,6 +61,36 @@ const maxSkips = 8
 // twice within minInterval, End after now and after At. Its errors wrap
 // ErrRefused and say what to change.
 func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule, error) {
+	s, err := s.normal(now, minInterval)
+	if err != nil {
+		return Schedule{}, err
+	}
+	if !s.End.IsZero() && !s.End.After(now) {
+		return Schedule{}, refuse("the end time %s is not in the future: give a later end or none", show(s.End))
+	}
+	if !s.At.IsZero() {
+		if !s.At.After(now) {
+			return Schedule{}, refuse("the time %s is not in the future (it is now %s): give a later time", show(s.At), show(now.In(s.At.Location())))
+		}
+		return s, nil
+	}
+	if !s.End.IsZero() && s.Next(now).IsZero() {
+		first := Schedule{Cron: s.Cron, TimeZone: s.TimeZone}.Next(now)
+		return Schedule{}, refuse("cron %q first fires at %s, after the end %s: give a later end", s.Cron, show(first), show(s.End))
+	}
+	return s, nil
+}
+
+// normal is what Normalize checks that does not depend on when it is
+// checked: all but that At and End are in the future and that a cron fires
+// before its End. The store checks an automation it loads with it, so that
+// a file holds no schedule a new automation could not have (such as one
+// firing every second), whatever its times. now is only where the cron's
+// fires are looked at from.
+func (s Schedule) normal(now time.Time, minInterval time.Duration) (Schedule, error) {
+	if len(s.Cron) > maxCron {
+		return Schedule{}, refuse("cron is %d bytes, over the limit of %d: write five fields, minute hour day-of-month month day-of-week, such as \"0 9 * * MON\"", len(s.Cron), maxCron)
+	}
 	loc, err := s.location()
 	if err != nil {
 		return Schedule{}, err
@@ -69,15 +107,9 @@ func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule,
 	}
 	if !s.End.IsZero() {
 		s.End = s.End.In(loc).Truncate(time.Second)
-		if !s.End.After(now) {
-			return Schedule{}, refuse("the end time %s is not in the future: give a later end or none", show(s.End))
-		}
 	}
 	if !s.At.IsZero() {
 		s.At = s.At.In(loc).Truncate(time.Second)
-		if !s.At.After(now) {
-			return Schedule{}, refuse("the time %s is not in the future (it is now %s): give a later time", show(s.At), show(now.In(loc)))
-		}
 		if !s.End.IsZero() && s.At.After(s.End) {
 			return Schedule{}, refuse("the time %s is after the end %s: give a time before the end, or no end", show(s.At), show(s.End))
 		}
@@ -97,9 +129,6 @@ func (s Schedule) Normalize(now time.Time, minInterval time.Duration) (Schedule,
 	first := next(spec, loc, now)
 	if first.IsZero() {
 		return Schedule{}, refuse("cron %q never fires: check the day of month against the month", s.Cron)
-	}
-	if !s.End.IsZero() && first.After(s.End) {
-		return Schedule{}, refuse("cron %q first fires at %s, after the end %s: give a later end", s.Cron, show(first), show(s.End))
 	}
 	prev := first
 	for range minGapFires {
@@ -171,6 +200,8 @@ func (s Schedule) String() string {
 func (s Schedule) location() (*time.Location, error) {
 	name := strings.TrimSpace(s.TimeZone)
 	switch {
+	case len(name) > maxZone:
+		return nil, refuse("time_zone is %d bytes, longer than any zone's name: give the user's IANA time zone, such as Europe/Paris", len(name))
 	case name == "":
 		return nil, refuse("time_zone is empty: give the user's IANA time zone, such as Europe/Paris or America/New_York")
 	case strings.EqualFold(name, "local"):

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
+	"path/filepath"
+	"time"
 
 	"github.com/onionkit/onion/internal/atomicfile"
 )
@@ -37,17 +36,25 @@ const MaxEnded = 1000
 var maxStore int64 = 64 << 20
 
 // loadStore reads the active and the ended automations stored at path
-// (at most MaxEnded of those, the latest). A missing or empty file holds
-// none; anything else that is not a store of valid automations, or
-// is over maxStore bytes, is an error, so that a damaged file is never
-// taken for an empty one and overwritten.
-func loadStore(path string) (active, ended []Automation, err error) {
-	b, err := readStore(path)
-	if err != nil || b == nil {
-		return nil, nil, err
-	}
-	if b = bytes.TrimSpace(b); len(b) == 0 {
+// (at most MaxEnded of those, the latest). A missing file holds none.
+// Anything else that is not a store the scheduler could have written under
+// limits is an error naming the file and saying what to do: what is not a
+// regular file, a file over maxStore bytes, an empty one, null, {} or any
+// other shape, and an automation Create would have refused — its agent,
+// input or schedule (Limits.Admit, but for times past), or one past
+// limits.MaxActive. So a damaged file is never taken for an empty one and
+// overwritten, and a file written by hand fires no more than Create lets
+// automations fire.
+func loadStore(path string, limits Limits) (active, ended []Automation, err error) {
+	b, err := atomicfile.ReadFile(path, maxStore)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("automation: %w: fix or move the file", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil, fmt.Errorf("automation: %s is empty, not a store of automations: fix or move the file (where there is none, a new store is made)", path)
 	}
 	var f storeFile
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -58,15 +65,25 @@ func loadStore(path string) (active, ended []Automation, err error) {
 		}
 		return nil, nil, fmt.Errorf("automation: %s is not a store of automations: fix or move the file: %w", path, err)
 	}
+	if f.Automations == nil { // null, {}, {"automations":null}
+		return nil, nil, fmt.Errorf(`automation: %s is not a store of automations: it has no "automations" list: fix or move the file (where there is none, a new store is made)`, path)
+	}
+	limits = limits.withDefaults()
+	if n := len(f.Automations); n > limits.MaxActive {
+		return nil, nil, fmt.Errorf("automation: %s holds %d active automations, over the limit of %d (Options.Limits.MaxActive): automation %d (id %q) and those after it are past it: fix or move the file, or raise the limit", path, n, limits.MaxActive, limits.MaxActive, clip(f.Automations[limits.MaxActive].ID))
+	}
+	now := time.Now()
 	seen := map[string]bool{}
 	for i, a := range f.Automations {
-		if err := checkStored(a); err != nil {
-			return nil, nil, fmt.Errorf("automation: %s, automation %d: %w: fix or move the file", path, i, err)
+		a, err := checkStored(a, limits, now)
+		if err != nil {
+			return nil, nil, fmt.Errorf("automation: %s, automation %d (id %q): %w: fix or move the file", path, i, clip(f.Automations[i].ID), err)
 		}
 		if seen[a.ID] {
-			return nil, nil, fmt.Errorf("automation: %s holds two automations with id %q: fix or move the file", path, a.ID)
+			return nil, nil, fmt.Errorf("automation: %s holds two automations with id %q: fix or move the file", path, clip(a.ID))
 		}
 		seen[a.ID] = true
+		f.Automations[i] = a
 	}
 	for i, a := range f.Ended {
 		if err := checkEnded(a); err != nil {
@@ -77,6 +94,29 @@ func loadStore(path string) (active, ended []Automation, err error) {
 		f.Ended = f.Ended[len(f.Ended)-MaxEnded:]
 	}
 	return f.Automations, f.Ended, nil
+}
+
+// checkStored checks an automation read from the file is one Create could
+// have stored under limits, whatever its times, and returns it as Admit
+// would have: agent and input trimmed, its schedule in normal form. now is
+// where a cron's fires are looked at from.
+func checkStored(a Automation, limits Limits, now time.Time) (Automation, error) {
+	switch {
+	case a.ID == "":
+		return Automation{}, errors.New("no id")
+	case a.Runs < 0:
+		return Automation{}, errors.New("a negative count of runs")
+	case a.Next.IsZero():
+		return Automation{}, errors.New("no next fire")
+	}
+	a, err := content(a)
+	if err != nil {
+		return Automation{}, err
+	}
+	if a.Schedule, err = a.Schedule.normal(now, limits.MinInterval); err != nil {
+		return Automation{}, err
+	}
+	return a, nil
 }
 
 // checkEnded checks an ended automation read from the file is one a Local
@@ -95,66 +135,49 @@ func checkEnded(a Automation) error {
 	return nil
 }
 
-// readStore reads the file at path, or nil when there is none, refusing
-// one over maxStore bytes without reading more of it than that: its size
-// is checked first, and the read is bounded too, for a file that grows or
-// is not a regular file.
-func readStore(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("automation: %w", err)
+// clip bounds text from a file that an error quotes.
+func clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
 	}
-	defer f.Close()
-	tooLarge := func(size string) error {
-		return fmt.Errorf("automation: %s is %s bytes, over the limit of %d: fix or move the file", path, size, maxStore)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("automation: %w", err)
-	}
-	if fi.Size() > maxStore {
-		return nil, tooLarge(strconv.FormatInt(fi.Size(), 10))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStore+1))
-	if err != nil {
-		return nil, fmt.Errorf("automation: read %s: %w", path, err)
-	}
-	if int64(len(b)) > maxStore {
-		return nil, tooLarge("over " + strconv.FormatInt(maxStore, 10))
-	}
-	return b, nil
+	return s[:max] + "…"
 }
 
-// checkStored checks an automation read from the file is one Create could
-// have stored.
-func checkStored(a Automation) error {
-	s := a.Schedule
-	switch {
-	case a.ID == "":
-		return errors.New("no id")
-	case strings.TrimSpace(a.Agent) == "":
-		return errors.New("no agent")
-	case strings.TrimSpace(a.Input) == "" || len(a.Input) > maxInput:
-		return errors.New("no input, or one over the limit")
-	case s.At.IsZero() == (s.Cron == ""):
-		return errors.New("neither a time nor a cron expression, or both")
-	case a.Runs < 0 || s.MaxRuns < 0:
-		return errors.New("a negative count of runs")
-	case a.Next.IsZero():
-		return errors.New("no next fire")
+// resolveStore returns the file path names once every symbolic link on
+// the way is followed, the last one too, even when its target does not
+// exist yet. The scheduler locks and writes that file, not the link: the
+// lock beside it is then the same for every path to it, and the rename
+// that replaces the store replaces the file, not a link to it. Links are
+// followed at most 40 times, as the kernel does, so that a loop ends.
+func resolveStore(path string) (string, error) {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("automation: store %s: %w", path, err)
 	}
-	if _, err := s.location(); err != nil {
-		return fmt.Errorf("time zone %q is unknown", s.TimeZone)
-	}
-	if s.Cron != "" {
-		if _, err := cronParser.Parse(s.Cron); err != nil {
-			return fmt.Errorf("cron %q: %w", s.Cron, err)
+	for range 40 {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return "", fmt.Errorf("automation: store %s: %w", path, err)
 		}
+		p = filepath.Join(dir, filepath.Base(p))
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode()&fs.ModeSymlink == 0) {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("automation: store %s: %w", path, err)
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("automation: store %s: %w", path, err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		p = target
 	}
-	return nil
+	return "", fmt.Errorf("automation: store %s: too many symbolic links: give the path of the file", path)
 }
 
 // saveStore writes the active and the ended automations to path

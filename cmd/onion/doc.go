@@ -51,7 +51,9 @@
 // asked about. When stdin is not a terminal nobody can answer, so the call
 // is denied unless -approve names its tool. -session FILE loads the
 // conversation from FILE and saves it there after each turn, so the next
-// run continues it; -json prints the run's Result as JSON instead of the
+// run continues it; FILE must be a regular file of at most 16 MiB holding
+// a history a run could have kept (no system message, every tool result
+// answering a call), or exit 1 says what is wrong with it; -json prints the run's Result as JSON instead of the
 // answer. Ctrl-C cancels the run cleanly: a write cut in flight ends
 // outcome_unknown, as the loop says, and onion exits 130.
 //

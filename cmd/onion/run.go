@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -163,17 +165,25 @@ func (s *session) turn(ctx context.Context, prompt string, out io.Writer) (*onio
 	return res, nil
 }
 
+// maxSession bounds a session file: some thousands of long turns with
+// their tool results, and no more memory than a run can spare. A variable
+// so that tests can lower it.
+var maxSession int64 = 16 << 20
+
 // loadHistory restores the conversation saved in path, if there is one.
+// It reads a regular file of at most maxSession bytes (a pipe or a device
+// is refused, not waited on or read without end), and the conversation
+// refuses a history no run could have kept (Conversation.UnmarshalHistory).
 func loadHistory(conv *onion.Conversation, path string) error {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+	data, err := atomicfile.ReadFile(path, maxSession)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read the session: %w", err)
+		return fmt.Errorf("load the session: %w: give a file saved by -session or /save", err)
 	}
 	if err := conv.UnmarshalHistory(data); err != nil {
-		return fmt.Errorf("session %s: %w", path, err)
+		return fmt.Errorf("session %s: %w: fix or move the file, or give another", path, err)
 	}
 	return nil
 }
