@@ -2,6 +2,8 @@ package onion
 
 import (
 	"fmt"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // This file is what a conversation restored from outside (a session file,
@@ -14,11 +16,6 @@ import (
 // make every run after it copy millions of messages.
 const MaxHistory = 100_000
 
-// maxCallID bounds a tool call's ID in a restored history. Providers give
-// IDs of a few dozen bytes and the loop's own are shorter; a longer one is
-// text made up to be sent back, not an ID.
-const maxCallID = 256
-
 // checkHistory reports the first message of msgs a run could not have
 // kept, naming it by index and saying what is wrong:
 //   - a role other than user, assistant or tool: the system message comes
@@ -30,7 +27,7 @@ const maxCallID = 256
 //   - an assistant message whose calls are not all answered before the
 //     next message that is not a tool result, or the end: a provider
 //     refuses such a conversation;
-//   - a call with no ID, an ID over maxCallID bytes, or two calls of one
+//   - a call with no ID, an ID over loop.MaxCallID bytes, or two calls of one
 //     message with one ID;
 //   - more than MaxHistory messages.
 func checkHistory(msgs []Message) error {
@@ -65,8 +62,8 @@ func checkHistory(msgs []Message) error {
 				switch _, dup := open[c.ID]; {
 				case c.ID == "":
 					return fmt.Errorf("message %d: a tool call (%s) has no ID", i, clipText(c.Name))
-				case len(c.ID) > maxCallID:
-					return fmt.Errorf("message %d: a tool call ID is %d bytes, over the limit of %d", i, len(c.ID), maxCallID)
+				case len(c.ID) > loop.MaxCallID:
+					return fmt.Errorf("message %d: a tool call ID is %d bytes, over the limit of %d", i, len(c.ID), loop.MaxCallID)
 				case dup:
 					return fmt.Errorf("message %d: two tool calls have the ID %q", i, c.ID)
 				}

@@ -334,9 +334,10 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	out := make([]Effect, 0, len(msg.ToolCalls)+min(len(msg.ToolCalls), l.cfg.MaxParallel)+2)
 	for i := range msg.ToolCalls {
 		tc := &msg.ToolCalls[i]
-		if tc.ID == "" || seen(st.Calls[:i], tc.ID) {
-			// Some servers send no ID, or one ID twice; each tool message
-			// must answer its own.
+		if !usableID(tc.ID) || seen(st.Calls[:i], tc.ID) {
+			// Some servers send no ID, or one ID twice, and a model's text
+			// is no ID without bounds; each tool message must answer its
+			// own.
 			tc.ID = "call_" + st.RunID + "_" + strconv.Itoa(st.Iteration) + "_" + strconv.Itoa(i)
 		}
 		c := &st.Calls[i]

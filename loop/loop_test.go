@@ -388,6 +388,22 @@ func TestMissingCallIDs(t *testing.T) {
 	}
 }
 
+// TestUnusableCallIDs: a model's ID that is too long or not printable
+// ASCII never becomes a call's ID (in the calls, the kept reply, the tool
+// messages): the loop gives the call its own.
+func TestUnusableCallIDs(t *testing.T) {
+	r, _ := start(t, testLoop(t, nil))
+	long := strings.Repeat("x", loop.MaxCallID+1)
+	r.step(loop.Input{Reply: &loop.Response{Message: loop.Message{ToolCalls: []loop.ToolRequest{
+		{ID: long, Name: "read"}, {ID: "call\n1", Name: "read"}, {ID: "ok_1", Name: "read"}, {ID: strings.Repeat("y", loop.MaxCallID), Name: "read"}}}}})
+	want := []string{"call_r1_1_0", "call_r1_1_1", "ok_1", strings.Repeat("y", loop.MaxCallID)}
+	for i, c := range r.st.Calls {
+		if c.ID != want[i] || r.st.Messages[len(r.st.Messages)-1].ToolCalls[i].ID != want[i] {
+			t.Errorf("call %d has the ID %.40q, want %.40q", i, c.ID, want[i])
+		}
+	}
+}
+
 func TestUnexpectedInputs(t *testing.T) {
 	r, _ := start(t, testLoop(t, nil))
 	for _, in := range []loop.Input{

@@ -58,10 +58,29 @@ type Message struct {
 	ResponseID string `json:"response_id,omitempty"`
 }
 
+// MaxCallID bounds a tool call's ID. Providers give IDs of a few dozen
+// bytes; a model's text that is longer, or holds anything but printable
+// ASCII, is not taken for an ID: the loop gives the call one of its own.
+const MaxCallID = 256
+
+// usableID reports whether id, a model's, may stand as a call's ID.
+func usableID(id string) bool {
+	if id == "" || len(id) > MaxCallID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
 // ToolRequest is one tool call as the model asked for it.
 type ToolRequest struct {
 	// ID is the model's ID of the call; a tool message answers it by this
-	// ID. The loop gives one to a call that came without.
+	// ID. The loop gives one to a call that came without, or with one it
+	// cannot use (see MaxCallID) or used twice.
 	ID string `json:"id"`
 	// Name is the tool's name, as the model sent it.
 	Name string `json:"name"`

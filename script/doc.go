@@ -16,7 +16,7 @@
 //	    answer = request("GET", "/api/tickets/" + ticket_id)
 //	    if answer.status == 404:
 //	        fail("no such ticket")
-//	    return {"text": ok(answer)}
+//	    return {"text": dig(ok(answer), "body")}
 //
 // Load the file with the application's address and its credentials, and give
 // the tools to an agent (Example_agent):
