@@ -118,6 +118,10 @@ func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
+// errInterrupted ends a command that Ctrl-C or SIGTERM stopped before it
+// had anything to cancel cleanly, such as an -mcp server still starting.
+var errInterrupted = errors.New("interrupted")
+
 // interrupted says that the command was interrupted and returns 130, the
 // status a shell gives a program ended by Ctrl-C.
 func interrupted(name string) int {

@@ -211,6 +211,9 @@ func upperFirst(s string) string {
 // fail reports err of the command name on stderr and returns its exit
 // status: 2 for a usage mistake, else 1.
 func fail(name string, err error) int {
+	if errors.Is(err, errInterrupted) {
+		return interrupted(name)
+	}
 	fmt.Fprintf(os.Stderr, "onion %s: %v\n", name, err)
 	if isUsage(err) {
 		return exitUsage

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/shlex"
 
@@ -50,12 +51,18 @@ type sources struct {
 	scripts       repeated
 	scriptURL     string
 	scriptHeaders repeated
+	mcpTimeout    time.Duration
 }
+
+// defaultMCPTimeout is how long an -mcp server may take to start, answer
+// initialize and list its tools: npx fetching a package is the slow case.
+const defaultMCPTimeout = time.Minute
 
 func (s *sources) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.dir, "C", "", "change to `DIR` first: the files tools are confined to it and the shell runs there (-script paths stay relative to where onion started)")
 	fs.StringVar(&s.builtins, "tools", "", builtinHelp)
 	fs.Var(&s.mcp, "mcp", "an MCP server to start, as `'command args…'` (split like a shell would); its tools are offered (repeatable)")
+	fs.DurationVar(&s.mcpTimeout, "mcp-timeout", defaultMCPTimeout, "how long each -mcp server may take to start and list its tools")
 	fs.Var(&s.scripts, "script", "a Starlark `file.star` whose functions are tools (repeatable; see go doc github.com/onionkit/onion/script)")
 	fs.StringVar(&s.scriptURL, "script-url", "", "the `URL` every request of the -script tools goes to")
 	fs.Var(&s.scriptHeaders, "script-header", "a header `'Name: value'` sent with every request of the -script tools, never shown to them (repeatable)")
@@ -111,7 +118,7 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = os.Stderr
-		srv, err := mcpclient.ConnectCommand(ctx, cmd)
+		srv, err := s.connect(ctx, cmd)
 		if err != nil {
 			return abort(fmt.Errorf("-mcp %q: %w", command, err))
 		}
@@ -135,6 +142,31 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		return abort(usageError{err})
 	}
 	return agent, nil
+}
+
+// connect starts the MCP server cmd and lists its tools, within
+// -mcp-timeout; Ctrl-C or SIGTERM meanwhile ends it (and the server, with
+// every process it started) with errInterrupted, so that a server that
+// never answers cannot hold the command.
+func (s *sources) connect(ctx context.Context, cmd *exec.Cmd) (*mcpclient.Server, error) {
+	ctx, stop := interruptible(ctx)
+	defer stop()
+	timeout := s.mcpTimeout
+	if timeout <= 0 {
+		timeout = defaultMCPTimeout
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	srv, err := mcpclient.ConnectCommand(connectCtx, cmd)
+	switch {
+	case err == nil:
+		return srv, nil
+	case ctx.Err() != nil:
+		return nil, errInterrupted
+	case errors.Is(connectCtx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("no answer within %s (-mcp-timeout): %w", timeout, err)
+	}
+	return nil, err
 }
 
 // scriptOptions are the options -script-url and -script-header give.
