@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/shlex"
 
@@ -50,6 +51,7 @@ type sources struct {
 	scripts       repeated
 	scriptURL     string
 	scriptHeaders repeated
+	toolTimeout   time.Duration
 }
 
 func (s *sources) register(fs *flag.FlagSet) {
@@ -59,6 +61,7 @@ func (s *sources) register(fs *flag.FlagSet) {
 	fs.Var(&s.scripts, "script", "a Starlark `file.star` whose functions are tools (repeatable; see go doc github.com/onionkit/onion/script)")
 	fs.StringVar(&s.scriptURL, "script-url", "", "the `URL` every request of the -script tools goes to")
 	fs.Var(&s.scriptHeaders, "script-header", "a header `'Name: value'` sent with every request of the -script tools, never shown to them (repeatable)")
+	fs.DurationVar(&s.toolTimeout, "tool-timeout", onion.DefaultToolTimeout, "cut each tool call off after `D`, such as 30s or 1h; 0 for no limit")
 }
 
 // empty reports whether no source was chosen.
@@ -129,6 +132,7 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		}
 		items = append(items, tools)
 	}
+	opts = append([]onion.Option{onion.ToolTimeout(s.toolTimeout)}, opts...)
 	agent, err := onion.NewAgent("onion", append(items, anys(opts)...)...)
 	if err != nil {
 		// Two tools of one name, or a flag's value the agent refuses.
