@@ -83,6 +83,7 @@ func defaultConfig() config {
 		maxIterations: 10,
 		baseURL:       os.Getenv("OPENAI_BASE_URL"),
 		apiKey:        os.Getenv("OPENAI_API_KEY"),
+		toolTimeout:   DefaultToolTimeout,
 		maxToolOutput: 64 << 10,
 		retries:       3,
 		backoffMin:    500 * time.Millisecond,
@@ -141,10 +142,23 @@ func Temperature(t float32) Option {
 	return optionFunc(func(c *config) error { c.temperature = &t; return nil })
 }
 
-// ToolTimeout bounds each tool call. A write cut by it ends as
-// OutcomeUnknown, since nobody knows whether it took effect.
+// DefaultToolTimeout bounds each tool call of an agent that sets no
+// ToolTimeout (and of a tool mcpserver serves, unless its ToolTimeout is
+// set). Five minutes is long enough for a build, a test run or a slow
+// page, and short enough that a tool that hangs — on a pipe, a lock, a
+// peer that never answers, a walk of a hostile tree — frees its run
+// within minutes instead of holding it, with its goroutine and what it
+// holds open, forever.
+const DefaultToolTimeout = 5 * time.Minute
+
+// ToolTimeout bounds each tool call: DefaultToolTimeout (5 minutes) unless
+// set. Give a longer d to an agent whose tools take longer; a d of 0 (or
+// less) sets no bound at all, so that a tool that never returns holds its
+// run until the run's context ends. A read cut by the timeout is an error
+// the model reads; a write cut by it ends as OutcomeUnknown, since nobody
+// knows whether it took effect.
 func ToolTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) error { c.toolTimeout = d; return nil })
+	return optionFunc(func(c *config) error { c.toolTimeout = max(d, 0); return nil })
 }
 
 // MaxToolOutput caps the bytes of one tool result sent to the model

@@ -25,11 +25,13 @@ const SkippedPrefix = loop.SkippedPrefix
 
 // CallConfig is what applies to a single tool call of an agent. The zero
 // value has no approver (a call that needs approval is denied), no
-// timeout and no cap on the output.
+// timeout and no cap on the output; an agent's (Agent.CallConfig) has its
+// options, with DefaultToolTimeout unless ToolTimeout is set.
 type CallConfig struct {
 	// Approver decides the calls that need approval (see Approver).
 	Approver func(ctx context.Context, c Call) (bool, error)
-	// Timeout bounds one attempt (see ToolTimeout); 0 for none.
+	// Timeout bounds one attempt (see ToolTimeout and
+	// DefaultToolTimeout); 0 for none.
 	Timeout time.Duration
 	// MaxOutput caps the bytes of the text the model reads (see
 	// MaxToolOutput); 0 for no cap.

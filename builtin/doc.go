@@ -59,8 +59,8 @@
 //	files       read_file    read    regular text files only, up to MaxFileBytes (256 KiB)
 //	files       write_file   write   up to MaxFileBytes; atomic; idempotent
 //	files       list_files   read    up to MaxFileResults (200) entries
-//	files       glob         read    up to MaxFileResults matches; .git skipped unless named; stops when the call ends or after 100,000 entries
-//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git; stops when the call ends, after 100,000 entries or 64 MiB read
+//	files       glob         read    up to MaxFileResults matches; .git skipped unless named; stops when the call ends or after 100,000 entries; leaves out directories over 10,000 deep (256 where each level branches)
+//	files       grep         read    RE2; up to MaxFileResults lines of 240 bytes; skips binary, oversize and .git; stops when the call ends, after 100,000 entries or 64 MiB read; leaves out directories as glob does
 //	files       delete_file  delete  files and empty directories only
 //	shell       run_command  write   approval; nothing it starts outlives the call; ShellTimeout (30 s); ShellMaxOutput (64 KiB); an allow-listed environment
 //	web_search  web_search   read    5 results (at most 20); needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY

@@ -1,19 +1,14 @@
 package builtin
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -22,6 +17,7 @@ const (
 	defaultMaxFileBytes   = 256 << 10 // bytes read or written by one call
 	defaultMaxFileResults = 200       // lines returned by list_files, glob and grep
 	maxWalkEntries        = 100_000   // entries one glob or grep may visit
+	maxWalkDepth          = 10_000    // directories one glob or grep may go down
 	maxGrepBytes          = 64 << 20  // bytes one grep may read
 	maxGrepLine           = 240       // bytes of a matching line shown by grep
 )
@@ -133,6 +129,12 @@ func (f *Files) readCapped(p string) ([]byte, error) {
 		return nil, f.fail("read", p, err)
 	}
 	defer fh.Close()
+	return f.readOpened(fh, p)
+}
+
+// readOpened reads fh, opened from the path p, if it is a regular file of
+// at most f.maxBytes.
+func (f *Files) readOpened(fh *os.File, p string) ([]byte, error) {
 	fi, err := fh.Stat()
 	if err != nil {
 		return nil, f.fail("read", p, err)
@@ -289,258 +291,6 @@ func (f *Files) ListFiles(path string) (string, error) {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-// Glob finds files and directories whose path matches a pattern, one a line,
-// sorted. The pattern uses * (any characters except /), ? (one character),
-// [abc] (one of a set), and ** (any number of directories, as in "**/*.go").
-// .git directories are skipped unless the pattern names .git.
-//
-// pattern: the pattern, relative to the workspace root, such as "src/*.go" or "**/*_test.go"
-//
-//onion:intent read
-func (f *Files) Glob(ctx context.Context, pattern string) (string, error) {
-	if pattern == "" {
-		return "", errors.New("files: glob: pattern is empty: give one such as \"**/*.go\"")
-	}
-	if _, err := f.clean("glob", pattern, false); err != nil {
-		return "", err
-	}
-	pattern = path.Clean(filepath.ToSlash(pattern))
-	pat, err := compileGlob(pattern)
-	if err != nil {
-		return "", err
-	}
-	w := &walkBudget{ctx: ctx, entries: maxWalkEntries}
-	var matches []string
-	// walk visits the entries of dir, whose path from the root matched the
-	// pattern up to the states in at.
-	var walk func(dir string, at globStates) error
-	walk = func(dir string, at globStates) error {
-		entries, err := fs.ReadDir(f.root.FS(), dir)
-		if err != nil {
-			return nil // unreadable directories are skipped, not fatal
-		}
-		for _, e := range entries {
-			if err := w.step(1); err != nil {
-				return err
-			}
-			if e.IsDir() && e.Name() == ".git" && !pat.namesGit {
-				continue
-			}
-			next := pat.advance(at, e.Name())
-			if len(next) == 0 {
-				continue
-			}
-			p := path.Join(dir, e.Name())
-			if pat.matches(next) {
-				matches = append(matches, p)
-			}
-			if e.IsDir() && pat.descends(next) {
-				if err := walk(p, next); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	err = walk(".", pat.start())
-	if err != nil && !errors.Is(err, errBudget) {
-		return "", fmt.Errorf("files: glob %q: stopped: %w", pattern, err)
-	}
-	if len(matches) == 0 && err == nil {
-		return fmt.Sprintf("no files match %q", pattern), nil
-	}
-	slices.Sort(matches)
-	return f.joinCapped(matches, err != nil, "matches", "narrow the pattern"), nil
-}
-
-// maxGlobSegments bounds the segments of a glob pattern.
-const maxGlobSegments = 64
-
-// globPattern is a compiled glob: its segments, matched against a path's
-// segments by a set of positions in the pattern (an NFA), so that any
-// number of ** costs time in proportion to the pattern's length, never
-// exponential in it.
-type globPattern struct {
-	segs     []string // "**" stands for any number of path segments
-	namesGit bool     // a segment is literally ".git"
-}
-
-// globStates are the positions in the pattern reached so far, ascending.
-type globStates []int
-
-func compileGlob(pattern string) (*globPattern, error) {
-	var segs []string
-	for _, s := range strings.Split(pattern, "/") {
-		if _, err := path.Match(s, ""); err != nil {
-			return nil, fmt.Errorf("files: glob %q: %w: check the brackets and escapes", pattern, err)
-		}
-		if s == "**" && len(segs) > 0 && segs[len(segs)-1] == "**" {
-			continue // **/** is **
-		}
-		segs = append(segs, s)
-	}
-	if len(segs) > maxGlobSegments {
-		return nil, fmt.Errorf("files: glob: the pattern has %d segments, over the limit of %d: shorten it", len(segs), maxGlobSegments)
-	}
-	return &globPattern{segs: segs, namesGit: slices.Contains(segs, ".git")}, nil
-}
-
-// start returns the states before any segment of a path.
-func (g *globPattern) start() globStates { return g.closure(globStates{0}) }
-
-// closure adds the positions reached by letting each ** match nothing.
-func (g *globPattern) closure(st globStates) globStates {
-	for i := 0; i < len(st); i++ {
-		if n := st[i]; n < len(g.segs) && g.segs[n] == "**" && !slices.Contains(st, n+1) {
-			st = append(st, n+1)
-		}
-	}
-	slices.Sort(st)
-	return st
-}
-
-// advance returns the states after one more path segment, name.
-func (g *globPattern) advance(st globStates, name string) globStates {
-	var next globStates
-	add := func(n int) {
-		if !slices.Contains(next, n) {
-			next = append(next, n)
-		}
-	}
-	for _, n := range st {
-		if n == len(g.segs) {
-			continue
-		}
-		if g.segs[n] == "**" {
-			add(n) // ** takes this segment and may take more
-			continue
-		}
-		if ok, _ := path.Match(g.segs[n], name); ok {
-			add(n + 1)
-		}
-	}
-	return g.closure(next)
-}
-
-// matches reports whether a path that reached st matches the whole pattern.
-func (g *globPattern) matches(st globStates) bool { return slices.Contains(st, len(g.segs)) }
-
-// descends reports whether a longer path may still match.
-func (g *globPattern) descends(st globStates) bool { return len(st) > 0 && st[0] < len(g.segs) }
-
-// errBudget ends a walk that used up its budget; the results so far stand.
-var errBudget = errors.New("the walk used up its budget")
-
-// walkBudget bounds one glob or grep: by the call's context, and by the
-// entries it visits and the bytes it reads.
-type walkBudget struct {
-	ctx     context.Context
-	entries int   // entries left to visit
-	bytes   int64 // bytes left to read; grep only
-}
-
-// step spends n entries, failing once the budget is gone or the context
-// ended.
-func (w *walkBudget) step(n int) error {
-	if err := w.ctx.Err(); err != nil {
-		return context.Cause(w.ctx)
-	}
-	if w.entries -= n; w.entries < 0 {
-		return errBudget
-	}
-	return nil
-}
-
-// Grep searches text files for lines matching a regular expression and
-// returns them as "path:line: text", one match a line. Binary files, files
-// over the size limit and .git directories are skipped.
-//
-// pattern: a Go (RE2) regular expression, such as "func \w+\(" ; add (?i) to ignore case
-// path: a file or directory to search, relative to the workspace root; "" or "." for everything
-//
-//onion:intent read
-func (f *Files) Grep(ctx context.Context, pattern, path string) (string, error) {
-	if pattern == "" {
-		return "", errors.New("files: grep: pattern is empty: give a regular expression")
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return "", fmt.Errorf("files: grep: bad regular expression (Go RE2 syntax): %w", err)
-	}
-	p, err := f.clean("grep", path, true)
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.root.Stat(p); err != nil {
-		return "", f.fail("grep", p, err)
-	}
-	var (
-		w   = &walkBudget{ctx: ctx, entries: maxWalkEntries, bytes: maxGrepBytes}
-		out []string
-	)
-	err = fs.WalkDir(f.root.FS(), filepath.ToSlash(p), func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are skipped, not fatal
-		}
-		if err := w.step(1); err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > f.maxBytes {
-			return nil
-		}
-		b, err := f.readCapped(filepath.FromSlash(name))
-		if err != nil || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
-			return nil
-		}
-		if w.bytes -= int64(len(b)); w.bytes < 0 {
-			return errBudget
-		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, len(b)+1)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Text()
-			if !re.MatchString(line) {
-				continue
-			}
-			if len(out) == f.maxResults {
-				return errBudget
-			}
-			if len(line) > maxGrepLine {
-				line = strings.ToValidUTF8(line[:maxGrepLine], "") + "…"
-			}
-			out = append(out, fmt.Sprintf("%s:%d: %s", name, n, line))
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errBudget) {
-		return "", fmt.Errorf("files: grep %q in %s: stopped: %w", pattern, filepath.ToSlash(p), err)
-	}
-	if len(out) == 0 && err == nil {
-		return fmt.Sprintf("no matches for %q in %s", pattern, filepath.ToSlash(p)), nil
-	}
-	return f.joinCapped(out, err != nil, "matches", "narrow the pattern or the path"), nil
-}
-
-// joinCapped joins lines, cutting them at f.maxResults and saying so.
-func (f *Files) joinCapped(lines []string, stopped bool, what, fix string) string {
-	if len(lines) > f.maxResults {
-		n := len(lines) - f.maxResults
-		lines = append(lines[:f.maxResults:f.maxResults], fmt.Sprintf("... %d more %s not shown: %s", n, what, fix))
-	} else if stopped {
-		lines = append(lines, fmt.Sprintf("... stopped early, more %s may exist: %s", what, fix))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // DeleteFile deletes a file, or a directory that is empty.

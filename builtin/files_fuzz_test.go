@@ -19,6 +19,7 @@ func FuzzGlobMatch(f *testing.F) {
 		{"*", ".git"},
 		{"[a-c]?/**", "bx/y"},
 		{"**", ""},
+		{"**/x", "d/d/d/d/d/d/d/x"}, // the shape of a deep chain a walk goes down
 	} {
 		f.Add(seed[0], seed[1])
 	}

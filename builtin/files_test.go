@@ -15,7 +15,7 @@ import (
 
 // newTestFiles returns a Files over a fresh directory holding the given
 // files (path → content), and the directory.
-func newTestFiles(t *testing.T, files map[string]string, opts ...FilesOption) (*Files, string) {
+func newTestFiles(t testing.TB, files map[string]string, opts ...FilesOption) (*Files, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for p, content := range files {

@@ -118,8 +118,10 @@ func QueueTimeout(d time.Duration) StartOption {
 
 // ToolTimeout sets how long one attempt of a tool call may take on its
 // worker (Temporal's start-to-close timeout). The default is the agent's
-// onion.ToolTimeout plus the heartbeat timeout, or 1 h when the agent sets
-// none. A write that times out ends outcome_unknown.
+// onion.ToolTimeout (onion.DefaultToolTimeout, 5 minutes, unless the agent
+// sets another) plus the heartbeat timeout, so that the worker cuts the
+// call off before Temporal gives up on it; 1 h for an agent built with
+// onion.ToolTimeout(0). A write that times out ends outcome_unknown.
 func ToolTimeout(d time.Duration) StartOption {
 	return durationOption("ToolTimeout", d, func(c *startConfig) { c.settings.ToolTimeout = d })
 }

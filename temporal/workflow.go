@@ -372,6 +372,11 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 	return loop.Input{Done: &d}
 }
 
+// toolTimeout is the start-to-close timeout of a tool call's activity: the
+// one the run was started with, else the agent's own bound on a call
+// (onion.DefaultToolTimeout unless it sets another) with a heartbeat's
+// margin, so that the worker cuts the call off and reports it first; 1 h
+// for an agent whose calls have no bound.
 func (r *wrun) toolTimeout() time.Duration {
 	s := r.in.Settings
 	switch {

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/onionkit/onion"
 )
@@ -65,13 +66,17 @@ func callCommand() *command {
 			fmt.Fprintf(os.Stderr, "onion call: %s was not run: %s\n", name, reason)
 			return exitDenied
 		}
-		out, err := tool.Call(ctx, args)
+		timeout := agent.CallConfig().Timeout // -tool-timeout
+		out, err := callBounded(ctx, tool, args, timeout)
 		switch {
 		case ctx.Err() != nil:
 			if err == nil {
 				printText(out)
 			}
 			return interrupted(c.name)
+		case errors.Is(err, errCallTimedOut):
+			fmt.Fprintf(os.Stderr, "onion call: %s was cut off after %v: give a longer -tool-timeout, or 0 for no limit\n", name, timeout)
+			return exitToolFailed
 		case errors.Is(err, onion.ErrInvalidArguments):
 			fmt.Fprintf(os.Stderr, "onion call: %v\n", err)
 			return exitInvalidArgs
@@ -83,6 +88,40 @@ func callCommand() *command {
 		return exitOK
 	}
 	return c
+}
+
+// errCallTimedOut is a call cut off by -tool-timeout.
+var errCallTimedOut = errors.New("the call timed out")
+
+// callBounded runs tool with args, cut off after timeout (none if 0), as
+// the agent loop cuts a call off: a tool that ignores its context is left
+// running, and ends with the process.
+func callBounded(ctx context.Context, tool *onion.Tool, args string, timeout time.Duration) (string, error) {
+	callCtx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := tool.Call(callCtx, args)
+		done <- result{out, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-callCtx.Done():
+		r.err = callCtx.Err()
+	}
+	if r.err != nil && callCtx.Err() != nil && ctx.Err() == nil {
+		return "", errCallTimedOut
+	}
+	return r.out, r.err
 }
 
 // rawArguments is args as an approver sees them: the JSON as it is, or a

@@ -35,6 +35,7 @@ func TestCall(t *testing.T) {
 		{name: "FlagAfterTool", args: []string{"add", `{"text":"x"}`, "-tools", "todo"}, code: 2, stderrHas: `onion call: flags go before the tool's name: onion call -tools todo add '{"text":"x"}';`},
 		{name: "FlagAfterArguments", r: cli{dir: dir}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`, "-approve", "run_command"}, code: 2, stderrHas: "onion call -approve run_command run_command '{\"command\":\"touch made\"}'", createdNot: "made"},
 		{name: "DeniedOnAPipe", r: cli{dir: dir, stdin: "y\n"}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`}, code: 5, stderrHas: "allow it with -approve run_command", createdNot: "made"},
+		{name: "TimedOut", r: cli{dir: dir}, args: []string{"-tools", "shell", "-approve", "run_command", "-tool-timeout", "50ms", "run_command", `{"command":"sleep 60"}`}, code: 4, stderrHas: "run_command was cut off after 50ms: give a longer -tool-timeout, or 0 for no limit"},
 		{name: "Approved", r: cli{dir: dir}, args: []string{"-tools", "shell", "-approve", "run_command", "run_command", `{"command":"echo hi"}`}, code: 0, stdout: "hi\n[exit code 0]\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

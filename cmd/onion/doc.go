@@ -29,7 +29,9 @@
 //	-script file.star       Starlark tools (repeatable), with -script-url and -script-header
 //
 // and -C DIR works in DIR: the files tools are confined to it, the shell
-// and MCP servers run there.
+// and MCP servers run there. Each tool call, in every command, is cut off
+// after -tool-timeout (default 5m, onion.DefaultToolTimeout; 0 for no
+// limit).
 //
 // The model comes from OPENAI_API_KEY, OPENAI_BASE_URL and ONION_MODEL, or
 // from -model and -base-url; -responses speaks the Responses API. A base

@@ -50,10 +50,11 @@ func serveCommand() *command {
 		}
 		defer agent.Close()
 		tools := agent.Tools().All()
+		timeout := mcpserver.ToolTimeout(agent.CallConfig().Timeout) // -tool-timeout
 		if addr == "" {
-			err = mcpserver.ServeStdio(ctx, tools)
+			err = mcpserver.ServeStdio(ctx, tools, timeout)
 		} else {
-			err = serveHTTP(ctx, addr, public, tools)
+			err = serveHTTP(ctx, addr, public, tools, timeout)
 		}
 		switch {
 		case ctx.Err() != nil:

@@ -52,6 +52,7 @@ type sources struct {
 	scriptURL     string
 	scriptHeaders repeated
 	mcpTimeout    time.Duration
+	toolTimeout   time.Duration
 }
 
 // defaultMCPTimeout is how long an -mcp server may take to start, answer
@@ -66,6 +67,7 @@ func (s *sources) register(fs *flag.FlagSet) {
 	fs.Var(&s.scripts, "script", "a Starlark `file.star` whose functions are tools (repeatable; see go doc github.com/onionkit/onion/script)")
 	fs.StringVar(&s.scriptURL, "script-url", "", "the `URL` every request of the -script tools goes to")
 	fs.Var(&s.scriptHeaders, "script-header", "a header `'Name: value'` sent with every request of the -script tools, never shown to them (repeatable)")
+	fs.DurationVar(&s.toolTimeout, "tool-timeout", onion.DefaultToolTimeout, "cut each tool call off after `D`, such as 30s or 1h; 0 for no limit")
 }
 
 // empty reports whether no source was chosen.
@@ -136,6 +138,7 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		}
 		items = append(items, tools)
 	}
+	opts = append([]onion.Option{onion.ToolTimeout(s.toolTimeout)}, opts...)
 	agent, err := onion.NewAgent("onion", append(items, anys(opts)...)...)
 	if err != nil {
 		// Two tools of one name, or a flag's value the agent refuses.

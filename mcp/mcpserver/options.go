@@ -30,7 +30,7 @@ type config struct {
 const DefaultApprovalTimeout = 2 * time.Minute
 
 func defaultConfig() config {
-	return config{approvalTimeout: DefaultApprovalTimeout, now: time.Now}
+	return config{approvalTimeout: DefaultApprovalTimeout, toolTimeout: onion.DefaultToolTimeout, now: time.Now}
 }
 
 // Approver decides the calls that need approval (a tool's RequireApproval
@@ -56,14 +56,12 @@ func ApprovalTimeout(d time.Duration) Option {
 // ToolTimeout bounds each call of a tool, as onion.ToolTimeout bounds it
 // in the agent loop, with the same outcome: a read cut by it is an error,
 // and a write or delete ends as outcome unknown, since nobody knows whether
-// it took effect. Approval is not counted: ApprovalTimeout bounds it. No
-// timeout unless set.
+// it took effect. Approval is not counted: ApprovalTimeout bounds it.
+// Unless set, the bound is onion.DefaultToolTimeout (5 minutes), as in
+// an agent, so that no call a client makes holds the server forever; a d
+// of 0 (or less) sets none.
 func ToolTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d > 0 {
-			c.toolTimeout = d
-		}
-	})
+	return optionFunc(func(c *config) { c.toolTimeout = max(d, 0) })
 }
 
 // HTTPOptions configures Handler's streamable HTTP transport with the
