@@ -1,6 +1,7 @@
 package gosource
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,46 @@ func TestPlantedSourceIgnored(t *testing.T) {
 		if d, ok := loc.dir("example.com/planted/p", "example.com/planted/p/p.go"); ok {
 			t.Errorf("in %s, locator found %s for the planted package", wd, d)
 		}
+	}
+}
+
+// TestModuleRoots derives module roots from recorded package directories
+// by the module paths of the build, with no go.mod searched for, and takes
+// package main's nearest go.mod only when it names the main module.
+func TestModuleRoots(t *testing.T) {
+	l := newLocator()
+	l.built, l.mainMod = true, "example.com/shop"
+	l.modules = []string{"example.com/shop", "example.com/dep", "example.com/dep/sub"}
+	root := t.TempDir()
+	for _, dir := range []string{"shop/cmd/tool", "shop/domain", "other/main", "dep/sub/x"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, mod := range map[string]string{"shop": "example.com/shop", "other": "example.com/shop/other"} {
+		if err := os.WriteFile(filepath.Join(root, name, "go.mod"), []byte("module "+mod+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	l.learn("main", filepath.Join(root, "other", "main")) // its go.mod names another module
+	l.learn("example.com/dep/sub/x", filepath.Join(root, "dep", "sub", "x"))
+	l.learn("example.com/dep/y", filepath.Join(root, "elsewhere", "z")) // not laid out as its path says
+	want := map[string]string{"example.com/dep/sub": filepath.Join(root, "dep", "sub")}
+	if !maps.Equal(l.mods, want) {
+		t.Errorf("roots = %q, want %q", l.mods, want)
+	}
+
+	l.pkgDirs = map[string]string{}
+	l.learn("main", filepath.Join(root, "shop", "cmd", "tool"))
+	want["example.com/shop"] = filepath.Join(root, "shop")
+	if !maps.Equal(l.mods, want) {
+		t.Errorf("roots = %q, want %q", l.mods, want)
+	}
+	if d, ok := l.dir("example.com/shop/domain"); !ok || d != filepath.Join(root, "shop", "domain") {
+		t.Errorf("dir(example.com/shop/domain) = %q, %v", d, ok)
+	}
+	if d, ok := l.dir("example.com/shop/missing"); ok {
+		t.Errorf("dir(example.com/shop/missing) = %q, want none", d)
 	}
 }
