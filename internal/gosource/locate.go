@@ -216,14 +216,19 @@ func (l *locator) addMainRoot(dir string) {
 }
 
 // addStack learns the packages of the functions calling us, from the files
-// the runtime records for them.
+// the runtime records for them: package main and the packages of the
+// build's modules. The standard library is left out, as it is from the
+// build info: a func made by reflect.MakeFunc runs reflect's assembly stub,
+// whose declaration in reflect is not the made func's doc comment.
 func (l *locator) addStack() {
+	l.readBuildInfo()
 	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
 	for {
 		f, more := frames.Next()
 		if filepath.IsAbs(f.File) && strings.HasSuffix(f.File, ".go") && filepath.Base(f.File) != "_testmain.go" {
-			if pkgPath, _ := splitName(f.Function); pkgPath != "" {
+			pkgPath, _ := splitName(f.Function)
+			if pkgPath == "main" || longestModule(strings.TrimSuffix(pkgPath, "_test"), slices.Values(l.modules)) != "" {
 				l.learnLocked(pkgPath, filepath.Dir(f.File))
 			}
 		}
