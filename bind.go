@@ -75,12 +75,13 @@ var bindings sync.Map
 
 type bindingKey struct {
 	pc     uintptr      // a func's code
+	fn     reflect.Type // and its type: every reflect.MakeFunc func has the same code
 	recv   reflect.Type // or a method of this pointer type
 	method string
 }
 
 func funcBinding(v reflect.Value) (*binding, error) {
-	key := bindingKey{pc: v.Pointer()}
+	key := bindingKey{pc: v.Pointer(), fn: v.Type()}
 	if b, ok := bindings.Load(key); ok {
 		return b.(*binding), nil
 	}
