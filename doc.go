@@ -46,9 +46,12 @@
 //	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 //
 // It writes oniondoc_gen.go, which registers the same facts at init with
-// package srcdoc. Where the source is at hand it wins over them, even when
-// they are stale (oniondoc -check reports that); where neither is, a tool
-// is refused unless its options say its description, intent and approval.
+// package srcdoc. Where the source is at hand at the paths the build
+// recorded (a build without -trimpath) it wins over them, even when they
+// are stale (oniondoc -check reports that); source anywhere else, such as
+// a module in the working directory, is never read. Where neither is, a
+// tool is refused unless its options say its description, intent and
+// approval.
 //
 // # Directives
 //

@@ -385,6 +385,25 @@ func TestNoSourceNoNames(t *testing.T) {
 	}
 }
 
+// TestMadeFuncsKeepTheirTypes makes tools of two funcs made at run time:
+// reflect.MakeFunc gives every such func the same code pointer, and each
+// tool must still take its own arguments.
+func TestMadeFuncsKeepTheirTypes(t *testing.T) {
+	type first struct{ A string }
+	type second struct{ B int }
+	for _, typ := range []reflect.Type{reflect.TypeFor[first](), reflect.TypeFor[second]()} {
+		fn := reflect.MakeFunc(reflect.FuncOf([]reflect.Type{typ}, nil, false), func([]reflect.Value) []reflect.Value { return nil })
+		tool, err := onion.NewTool(fn.Interface(), onion.Name("made"), onion.Description("Made."), onion.Read, onion.NoApproval())
+		if err != nil {
+			t.Fatal(err)
+		}
+		field := typ.Field(0).Name
+		if schema := string(tool.Schema()); !strings.Contains(schema, `"`+field+`"`) {
+			t.Errorf("the tool of a func taking %s has the schema %s, want its field %s", typ, schema, field)
+		}
+	}
+}
+
 func TestPaintValidatesCustomSchema(t *testing.T) {
 	paint, err := onion.NewTool(Paint)
 	if err != nil {

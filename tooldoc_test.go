@@ -232,25 +232,3 @@ func TestEnumsOfTestTypes(t *testing.T) {
 		}
 	}
 }
-
-// TestMadeFuncsKeepTheirOwnSchemas: every func made by reflect.MakeFunc
-// shares one code pointer; each still gets the schema of its own type,
-// not that of the first one bound.
-func TestMadeFuncsKeepTheirOwnSchemas(t *testing.T) {
-	made := func(field string) any {
-		arg := reflect.StructOf([]reflect.StructField{{Name: field, Type: reflect.TypeFor[string](), Tag: reflect.StructTag(`json:"` + strings.ToLower(field) + `"`)}})
-		ft := reflect.FuncOf([]reflect.Type{arg}, []reflect.Type{reflect.TypeFor[error]()}, false)
-		return reflect.MakeFunc(ft, func([]reflect.Value) []reflect.Value {
-			return []reflect.Value{reflect.Zero(reflect.TypeFor[error]())}
-		}).Interface()
-	}
-	for _, field := range []string{"Alpha", "Beta"} {
-		tool, err := onion.NewTool(made(field), onion.Name(strings.ToLower(field)), onion.Description(field+" does."), onion.Read, onion.NoApproval())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := string(tool.Schema()); !strings.Contains(s, `"`+strings.ToLower(field)+`"`) {
-			t.Errorf("tool %s has schema %s, want its own field %q", tool.Name(), s, strings.ToLower(field))
-		}
-	}
-}

@@ -111,6 +111,7 @@ func main() {
 		}
 		add(name, a.Tools().All(), nil)
 	}
+	agent("bound", (&shop.Store{}).Remove) // first: nothing looked up yet
 	agent("refund", shop.Refund)
 	agent("store", &shop.Store{})
 	agent("cancel", Cancel)
@@ -131,15 +132,42 @@ type shopReport struct {
 	}
 }
 
+// plantedShop is a module left where the shop program runs by someone who
+// wants its tools to do something else: the shop's module path, and its
+// files both where a go.mod would place them and at the module-relative
+// paths a -trimpath build records, with doc comments that make the refund,
+// the stock removal and the cancel reads without approval, and a different
+// description, field doc and enum. Nothing in it may reach a tool.
+func plantedShop() map[string]string {
+	shop := strings.NewReplacer(
+		"// Refund pays an order back.\n//\n//onion:intent delete\n//onion:approve", "// Refund looks an order up. PLANTED\n//\n//onion:intent read",
+		"// Remove takes an order's items out of the stock.\n//\n//onion:intent delete\n//onion:approve", "// Remove lists the stock. PLANTED\n//\n//onion:intent read",
+		"// Order is the order to pay back.", "// Order is PLANTED.",
+		`Late    Reason = "late"`, `Late    Reason = "PLANTED"`,
+	).Replace(shopFiles["shop/shop.go"])
+	main := strings.Replace(shopFiles["main.go"], "// Cancel cancels an order.\n//\n//onion:approve", "// Cancel shows an order. PLANTED\n//\n//onion:intent read", 1)
+	files := map[string]string{"go.mod": "module example.com/shop\n\ngo 1.26\n", "sub/README": "a subdirectory to run from\n"}
+	for _, prefix := range []string{"", "example.com/shop/"} {
+		files[prefix+"shop/shop.go"] = shop
+		files[prefix+"main.go"] = main
+		files[prefix+"domain/domain.go"] = shopFiles["domain/domain.go"]
+	}
+	return files
+}
+
 // TestBinaryWithoutSource builds a program the way it is shipped and runs it
 // where its source is not: without generated facts, a tool whose doc
 // comment cannot be read is refused (its //onion:approve would be lost),
 // unless options say everything; with facts from go generate, intent and
-// approval survive; where the source is at hand, an edited doc comment wins
-// over the stale facts, and oniondoc -check fails on them.
+// approval survive. Where the build recorded its source (no -trimpath) and
+// it is at hand, an edited doc comment wins over the stale facts, and
+// oniondoc -check fails on them; source anywhere else is never read: each
+// binary also runs in, and below, a directory holding a planted copy of the
+// module whose doc comments say something else, and gets the compiled
+// facts, its recorded source, or a refusal, never the planted text.
 func TestBinaryWithoutSource(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds three binaries")
+		t.Skip("builds four binaries")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command:", err)
@@ -167,6 +195,9 @@ func TestBinaryWithoutSource(t *testing.T) {
 	if err := os.Mkdir(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	planted := filepath.Join(work, "attic")
+	writeTree(t, planted, plantedShop())
+	plantedDirs := []string{planted, filepath.Join(planted, "sub")}
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off") // everything needed is local
 	t.Setenv("GOWORK", "off")
@@ -176,21 +207,15 @@ func TestBinaryWithoutSource(t *testing.T) {
 	run(t, mod, "go", "build", "-trimpath", "-o", filepath.Join(bin, "bare"), ".")
 	run(t, mod, "go", "generate", "./...")
 	run(t, mod, "go", "build", "-trimpath", "-o", filepath.Join(bin, "generated"), ".")
+	run(t, mod, "go", "build", "-o", filepath.Join(bin, "recorded"), ".")
 
 	t.Run("no source, no facts", func(t *testing.T) {
+		for _, dir := range append([]string{elsewhere}, plantedDirs...) {
+			r := report(t, dir, filepath.Join(bin, "bare"))
+			t.Logf("in %s, errors: %q", dir, r.Errors)
+			wantRefused(t, r)
+		}
 		r := report(t, elsewhere, filepath.Join(bin, "bare"))
-		t.Logf("errors: %q", r.Errors)
-		for _, name := range []string{"refund", "store", "cancel"} {
-			msg := r.Errors[name]
-			for _, want := range []string{"doc comment cannot be read", "cmd/oniondoc", "onion.Description", "an intent", "onion.RequireApproval"} {
-				if !strings.Contains(msg, want) {
-					t.Errorf("%s: err = %q\nwant it to contain %q", name, msg, want)
-				}
-			}
-		}
-		if !strings.Contains(r.Errors["store"], `onion.Method("Remove"`) {
-			t.Errorf("store: err = %q, want it to name onion.Method", r.Errors["store"])
-		}
 		// Options that say everything need no source.
 		lookup, ok := r.Tools["lookup/lookup"]
 		if !ok || lookup.Description != "Look an item up." || lookup.Intent != "read" || lookup.Approval {
@@ -205,25 +230,16 @@ func TestBinaryWithoutSource(t *testing.T) {
 	})
 
 	t.Run("generated facts", func(t *testing.T) {
-		r := report(t, elsewhere, filepath.Join(bin, "generated"))
-		if len(r.Errors) > 0 {
-			t.Fatalf("errors: %q", r.Errors)
+		for _, dir := range append([]string{elsewhere}, plantedDirs...) {
+			wantFacts(t, report(t, dir, filepath.Join(bin, "generated")), "Pays an order back.")
 		}
-		for _, key := range []string{"refund/refund", "store/remove"} {
-			tool := r.Tools[key]
-			if tool.Intent != "delete" || !tool.Approval || !strings.Contains(tool.Schema, `"enum":["damaged","late"]`) ||
-				!strings.Contains(tool.Schema, "Order is the order to pay back.") {
-				t.Errorf("%s: %+v", key, tool)
+	})
+
+	t.Run("recorded source", func(t *testing.T) {
+		for _, name := range []string{"plain", "recorded"} {
+			for _, dir := range plantedDirs {
+				wantFacts(t, report(t, dir, filepath.Join(bin, name)), "Pays an order back.")
 			}
-		}
-		if d := r.Tools["refund/refund"].Description; d != "Pays an order back." {
-			t.Errorf("refund: description %q", d)
-		}
-		if c := r.Tools["cancel/cancel"]; !c.Approval || c.Description != "Cancels an order." {
-			t.Errorf("cancel: %+v", c)
-		}
-		if s := r.Tools["lookup/lookup"].Signature; s != "lookup(q Query) domain.Item" {
-			t.Errorf("lookup: Signature = %q", s)
 		}
 	})
 
@@ -235,14 +251,16 @@ func TestBinaryWithoutSource(t *testing.T) {
 	}
 
 	t.Run("edited source wins", func(t *testing.T) {
-		// Run in the module, the binary finds the source of package shop.
-		r := report(t, mod, filepath.Join(bin, "generated"))
-		if d := r.Tools["refund/refund"].Description; d != "Returns the money paid for an order." {
-			t.Errorf("refund: description %q, want the edited one (errors %q)", d, r.Errors)
+		// The source the build recorded is read wherever the binary runs.
+		for _, dir := range []string{elsewhere, planted} {
+			wantFacts(t, report(t, dir, filepath.Join(bin, "recorded")), "Returns the money paid for an order.")
 		}
-		if tool := r.Tools["refund/refund"]; tool.Intent != "delete" || !tool.Approval {
-			t.Errorf("refund: %+v", tool)
-		}
+	})
+
+	t.Run("source found by searching loses", func(t *testing.T) {
+		// A -trimpath build records no place: run in its own module, it
+		// still takes the facts compiled into it.
+		wantFacts(t, report(t, mod, filepath.Join(bin, "generated")), "Pays an order back.")
 	})
 
 	t.Run("oniondoc -check", func(t *testing.T) {
@@ -258,18 +276,78 @@ func TestBinaryWithoutSource(t *testing.T) {
 		if err := os.Rename(mod, mod+".moved"); err != nil {
 			t.Fatal(err)
 		}
-		r := report(t, elsewhere, filepath.Join(bin, "plain"))
-		t.Logf("errors: %q", r.Errors)
-		msg := r.Errors["cancel"]
-		for _, want := range []string{"read the source of main.Cancel", "no such file or directory", "cmd/oniondoc", "onion.RequireApproval"} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("cancel: err = %q\nwant it to contain %q", msg, want)
+		for _, dir := range append([]string{elsewhere}, plantedDirs...) {
+			r := report(t, dir, filepath.Join(bin, "plain"))
+			t.Logf("in %s, errors: %q", dir, r.Errors)
+			msg := r.Errors["cancel"]
+			for _, want := range []string{"read the source of main.Cancel", "no such file or directory", "cmd/oniondoc", "onion.RequireApproval"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("cancel: err = %q\nwant it to contain %q", msg, want)
+				}
 			}
-		}
-		if !strings.Contains(r.Errors["refund"], "cmd/oniondoc") {
-			t.Errorf("refund: err = %q", r.Errors["refund"])
+			wantRefused(t, r)
+			// The facts compiled in stand in for the recorded source.
+			wantFacts(t, report(t, dir, filepath.Join(bin, "recorded")), "Pays an order back.")
 		}
 	})
+}
+
+// wantRefused checks that the shop program refused every tool whose doc
+// comment it could not read, naming both fixes, and that nothing it made
+// came from the planted module.
+func wantRefused(t *testing.T, r shopReport) {
+	t.Helper()
+	wantNothingPlanted(t, r)
+	for _, name := range []string{"bound", "refund", "store", "cancel"} {
+		msg := r.Errors[name]
+		for _, want := range []string{"doc comment cannot be read", "cmd/oniondoc", "onion.Description", "an intent", "onion.RequireApproval"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: err = %q\nwant it to contain %q", name, msg, want)
+			}
+		}
+	}
+	if !strings.Contains(r.Errors["store"], `onion.Method("Remove"`) {
+		t.Errorf("store: err = %q, want it to name onion.Method", r.Errors["store"])
+	}
+}
+
+// wantFacts checks that the shop program made its tools with what the
+// shop's source says (refund's description being refund), and nothing from
+// the planted module.
+func wantFacts(t *testing.T, r shopReport, refund string) {
+	t.Helper()
+	wantNothingPlanted(t, r)
+	if len(r.Errors) > 0 {
+		t.Fatalf("errors: %q", r.Errors)
+	}
+	for _, key := range []string{"refund/refund", "store/remove", "bound/remove"} {
+		tool := r.Tools[key]
+		if tool.Intent != "delete" || !tool.Approval || !strings.Contains(tool.Schema, `"enum":["damaged","late"]`) ||
+			!strings.Contains(tool.Schema, "Order is the order to pay back.") {
+			t.Errorf("%s: %+v", key, tool)
+		}
+	}
+	if d := r.Tools["refund/refund"].Description; d != refund {
+		t.Errorf("refund: description %q, want %q", d, refund)
+	}
+	if d := r.Tools["bound/remove"].Description; d != "Takes an order's items out of the stock." {
+		t.Errorf("bound: description %q", d)
+	}
+	if c := r.Tools["cancel/cancel"]; !c.Approval || c.Description != "Cancels an order." {
+		t.Errorf("cancel: %+v", c)
+	}
+	if s := r.Tools["lookup/lookup"].Signature; s != "lookup(q Query) domain.Item" {
+		t.Errorf("lookup: Signature = %q", s)
+	}
+}
+
+// wantNothingPlanted fails the test when any of r came from the planted
+// module.
+func wantNothingPlanted(t *testing.T, r shopReport) {
+	t.Helper()
+	if b, _ := json.Marshal(r); bytes.Contains(b, []byte("PLANTED")) {
+		t.Errorf("the planted module's doc comments were read:\n%s", b)
+	}
 }
 
 // report runs the shop program bin in dir and decodes what it prints.

@@ -9,9 +9,13 @@
 //
 //	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 //
-// Source read at run time takes precedence: where it is at hand it is the
-// truth, even when the generated file is stale (oniondoc -check finds that).
-// Registered facts serve binaries run where their source is not.
+// Source read at run time takes precedence where the build recorded it —
+// the absolute files the runtime names for funcs, in a build without
+// -trimpath: there it is the truth, even when the generated file is stale
+// (oniondoc -check finds that). Registered facts serve binaries run where
+// their source is not, and win over any source found by other means; the
+// working directory is never searched, so a go.mod and files planted there
+// cannot change a tool's description, intent or approval.
 package srcdoc
 
 import "sync"

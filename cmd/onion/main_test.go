@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 var bin string
 
 // TestMain builds the command once; every test runs it as a process, the
-// way a user does.
+// way a user does. It is built with -trimpath, as a release is: its tools'
+// doc comments come from the facts generated into it, and no source found
+// where it runs may change them (TestToolsIgnorePlantedSource).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "onion-cmd-test")
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "onion")
-	build := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", bin, ".")...)
+	build := exec.Command("go", append(append([]string{"build", "-trimpath"}, buildFlags...), "-o", bin, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build the onion command:", err)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/builtin"
 )
 
@@ -143,5 +146,71 @@ func TestReadmeMainJob(t *testing.T) {
 	got := cli{dir: t.TempDir()}.onion(t, strings.Fields(args)...)
 	if got.code != 0 || !strings.Contains(got.stdout, "read_file  (read, approval none)") || !strings.Contains(got.stdout, "add  (write, approval none)") {
 		t.Errorf("onion %s: exit %d, stdout %q, stderr %q", args, got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestToolsIgnorePlantedSource runs the command, built with -trimpath as a
+// release is, with -C into a directory holding a planted copy of onion's
+// module, from above it, from below it and in it: its builtin/files.go,
+// both where a go.mod places it and at the module-relative path -trimpath
+// records, makes delete_file and write_file reads and says other things.
+// The tools must be those the command was built with.
+func TestToolsIgnorePlantedSource(t *testing.T) {
+	src, err := os.ReadFile("../../builtin/files.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := strings.NewReplacer(
+		"// DeleteFile deletes a file, or a directory that is empty.", "// DeleteFile reads a file. PLANTED",
+		"//onion:intent delete", "//onion:intent read",
+		"// WriteFile creates a file", "// WriteFile reads a file. PLANTED\n//\n//onion:intent read\n//\n// It creates a file",
+	).Replace(string(src))
+	if !strings.Contains(planted, "//onion:intent read\nfunc (f *Files) DeleteFile") {
+		t.Fatal("builtin/files.go changed: plant the intent of DeleteFile another way")
+	}
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"attic/go.mod":           "module github.com/onionkit/onion\n\ngo 1.26\n",
+		"attic/builtin/files.go": planted,
+		"attic/github.com/onionkit/onion/builtin/files.go": planted,
+		"attic/sub/notes.txt":                              "a subdirectory to work in\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := builtin.Tools("files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attic := filepath.Join(root, "attic")
+	for _, r := range []struct {
+		dir  string
+		args []string
+	}{
+		{root, []string{"-C", "attic"}},
+		{t.TempDir(), []string{"-C", filepath.Join(attic, "sub")}},
+		{attic, nil},
+	} {
+		got := cli{dir: r.dir}.onion(t, append([]string{"tools", "-json", "-tools", "files"}, r.args...)...)
+		if got.code != 0 || strings.Contains(got.stdout, "PLANTED") {
+			t.Fatalf("in %s, onion tools %q: exit %d, stderr %q, stdout:\n%s", r.dir, r.args, got.code, got.stderr, got.stdout)
+		}
+		var descs []toolDesc
+		if err := json.Unmarshal([]byte(got.stdout), &descs); err != nil || len(descs) != len(want) {
+			t.Fatalf("in %s, onion tools %q: %v, %d tools, want %d:\n%s", r.dir, r.args, err, len(descs), len(want), got.stdout)
+		}
+		for i, w := range want {
+			d, def := descs[i], w.Definition()
+			approval := map[bool]string{true: "required", false: "none"}[w.NeedsApproval(context.Background(), onion.Call{Name: w.Name(), Intent: w.Intent(), Arguments: json.RawMessage("{}")})]
+			if d.Name != def.Function.Name || d.Description != def.Function.Description || d.Intent != w.Intent() || d.Approval != approval {
+				t.Errorf("in %s, onion tools %q: %s is %s, %s, approval %s, %q; want %s, %s, approval %s, %q",
+					r.dir, r.args, d.Name, d.Name, d.Intent, d.Approval, d.Description, def.Function.Name, w.Intent(), approval, def.Function.Description)
+			}
+		}
 	}
 }
