@@ -169,7 +169,10 @@ func TestDeniedOnTheServer(t *testing.T) {
 	if len(res.ToolCalls) != 1 {
 		t.Fatalf("tool calls = %+v", res.ToolCalls)
 	}
-	if got := res.ToolCalls[0]; got.Outcome != onion.Failed || got.Output != "error: "+onion.DeniedText || runs.Load() != 0 {
+	// Nobody on the server's side was asked (this client cannot be): the
+	// server says so, and this loop reads it as the server's failure.
+	const denial = "error: the call needed approval and nobody could be asked (the MCP client cannot be asked: it has no elicitation capability), so the tool did not run. Do not call it again unless the user asks for it."
+	if got := res.ToolCalls[0]; got.Outcome != onion.Failed || got.Output != denial || runs.Load() != 0 {
 		t.Errorf("pay = (%s, %q), runs %d; want failed with the server's denial, never run", got.Outcome, got.Output, runs.Load())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -96,8 +97,13 @@ func callPay(t *testing.T, cs *mcp.ClientSession) *mcp.CallToolResult {
 // and that the tool never ran.
 func wantDenied(t *testing.T, res *mcp.CallToolResult, runs *atomic.Int32) {
 	t.Helper()
-	if !res.IsError || text(t, res) != onion.DeniedText || runs.Load() != 0 {
-		t.Errorf("isError %v, text %q, runs %d; want the call denied with %q and never run", res.IsError, text(t, res), runs.Load(), onion.DeniedText)
+	want := onion.DeniedText
+	if r, _ := res.Meta["io.github.onionkit/reason"].(string); strings.HasPrefix(r, "approver failed: ") {
+		// Nobody said no: the text says why nobody was asked.
+		want = "the call needed approval and nobody could be asked (" + strings.TrimPrefix(r, "approver failed: ") + "), so the tool did not run. Do not call it again unless the user asks for it."
+	}
+	if !res.IsError || text(t, res) != want || runs.Load() != 0 {
+		t.Errorf("isError %v, text %q, runs %d; want the call denied with %q and never run", res.IsError, text(t, res), runs.Load(), want)
 	}
 	if o := res.Meta["io.github.onionkit/outcome"]; o != "denied" {
 		t.Errorf("_meta outcome %v, want denied", o)
@@ -152,7 +158,11 @@ func TestApprovalThroughElicitation(t *testing.T) {
 			t.Run("NoCapability", func(t *testing.T) {
 				var runs atomic.Int32
 				cs := connectVersion(t, version, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, payTool(t, &runs))
-				wantDenied(t, callPay(t, cs), &runs)
+				res := callPay(t, cs)
+				wantDenied(t, res, &runs)
+				if got := text(t, res); !strings.Contains(got, "nobody could be asked (the MCP client cannot be asked: it has no elicitation capability)") {
+					t.Errorf("a client that cannot be asked reads %q: nobody denied the call", got)
+				}
 			})
 			t.Run("HandlerFails", func(t *testing.T) {
 				var runs atomic.Int32
@@ -359,7 +369,7 @@ func TestShellAsksBeforeRunning(t *testing.T) {
 				if ran := statErr == nil; ran != c.ran {
 					t.Errorf("the command ran: %v, want %v (result %q, isError %v)", ran, c.ran, text(t, res), res.IsError)
 				}
-				if !c.ran && text(t, res) != onion.DeniedText {
+				if got := text(t, res); !c.ran && got != onion.DeniedText && !strings.HasPrefix(got, "the call needed approval and nobody could be asked (") {
 					t.Errorf("result %q, want the denial", text(t, res))
 				}
 			})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,51 @@ func TestHandlerCancelsWhenTheClientGoes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// echoLength returns the length of its text.
+//
+// text: any text
+//
+//onion:intent read
+func echoLength(text string) int { return len(text) }
+
+// TestHandlerTakesWhatStdioTakes: over HTTP a request may be as large as a
+// message on stdio (16 MiB), not the SDK's 4 MiB; MaxRequestBodyBytes in
+// HTTPOptions still sets it.
+func TestHandlerTakesWhatStdioTakes(t *testing.T) {
+	big := strings.Repeat("x", 6<<20)
+	for _, tc := range []struct {
+		name  string
+		opts  *mcp.StreamableHTTPOptions
+		taken bool
+	}{
+		{"default", nil, true},
+		{"set lower", &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: 1 << 20}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items := []any{echoLength}
+			if tc.opts != nil {
+				items = append(items, mcpserver.HTTPOptions(tc.opts))
+			}
+			h, err := mcpserver.Handler(items...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(h)
+			defer hs.Close()
+			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo_length", Arguments: map[string]any{"text": big}})
+			taken := err == nil && !res.IsError && text(t, res) == strconv.Itoa(len(big))
+			if taken != tc.taken {
+				t.Errorf("a %d-byte request taken: %v, want %v (err %v)", len(big), taken, tc.taken, err)
+			}
+		})
 	}
 }

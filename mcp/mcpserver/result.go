@@ -50,9 +50,17 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 // is the loop's without its "error: ": isError says that, and a client
 // loop (onion's mcpclient among them) says it again in its own words, so
 // a tool served and consumed back reads exactly like the local one.
+//
+// A denial that no person gave — the client has no elicitation, the
+// arguments were too long to show, the approver failed — says why instead
+// of the loop's "the user denied this call": nobody was asked.
 func wireText(tc onion.ToolCall) string {
-	if tc.Outcome == onion.Failed {
+	switch {
+	case tc.Outcome == onion.Failed:
 		return strings.TrimPrefix(tc.Output, "error: ")
+	case tc.Outcome == onion.Denied && strings.HasPrefix(tc.Error, "approver failed: "):
+		return "the call needed approval and nobody could be asked (" + strings.TrimPrefix(tc.Error, "approver failed: ") +
+			"), so the tool did not run. Do not call it again unless the user asks for it."
 	}
 	return tc.Output
 }

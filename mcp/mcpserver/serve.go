@@ -49,7 +49,9 @@ func serveLines(ctx context.Context, in io.Reader, out io.Writer, items []any) e
 // session per client, the newest (2026-07-28), which has no sessions,
 // statelessly, as the SDK serves it only so. On the newest protocol a
 // client that closes its request's stream cancels the call, as the
-// protocol requires, whatever HTTPOptions says.
+// protocol requires, whatever HTTPOptions says. A request body may hold up
+// to 16 MiB (mcp.DefaultMaxLineLength, as a message on stdio), unless
+// HTTPOptions sets MaxRequestBodyBytes; a bigger one is answered HTTP 413.
 func Handler(items ...any) (http.Handler, error) {
 	s, cfg, err := build(items)
 	if err != nil {
@@ -63,6 +65,10 @@ func Handler(items ...any) (http.Handler, error) {
 	// On the newest protocol a client that closes its request's stream has
 	// canceled the request: the tool's context must end with it.
 	opts.PropagateRequestCancellation = true
+	if opts.MaxRequestBodyBytes == 0 {
+		// The same bound as a line on stdio, not the SDK's 4 MiB.
+		opts.MaxRequestBodyBytes = mcp.DefaultMaxLineLength
+	}
 	if opts.Stateless {
 		return mcp.NewStreamableHTTPHandler(serve, opts), nil
 	}
