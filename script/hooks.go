@@ -241,7 +241,7 @@ func hookAttr(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple,
 		}
 	}
 	// Let the interpreter tell what is wrong, spelling hint included.
-	_, err := starlark.EvalExpr(thread, &syntax.DotExpr{X: ident("x", syntax.Position{}), Name: ident(name, syntax.Position{})}, starlark.StringDict{"x": x})
+	_, err := starlark.EvalExprOptions(&syntax.FileOptions{}, thread, &syntax.DotExpr{X: ident("x", syntax.Position{}), Name: ident(name, syntax.Position{})}, starlark.StringDict{"x": x})
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
 		return nil, errors.New(ee.Msg)
