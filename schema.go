@@ -691,7 +691,7 @@ func schemaTypes(s *jsonObject) []string {
 func (c *checker) validate(args []byte) []string {
 	inst, err := santhosh.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return []string{"arguments are not valid JSON: " + err.Error()}
+		return []string{argsNotJSON + err.Error()}
 	}
 	inst = dropNullOptionals(inst, c.validator)
 	err = c.validator.Validate(inst)
