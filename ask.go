@@ -7,6 +7,7 @@ import (
 	"iter"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -273,10 +274,16 @@ func (at *answerType) decode(text string) (reflect.Value, []string) {
 // *ArgumentError's problems, or err's text as the one problem.
 func problemsOf(err error) []string {
 	var ae *ArgumentError
-	if errors.As(err, &ae) {
-		return ae.Problems
+	if !errors.As(err, &ae) {
+		return []string{err.Error()}
 	}
-	return []string{err.Error()}
+	problems := slices.Clone(ae.Problems)
+	for i, p := range problems {
+		if rest, ok := strings.CutPrefix(p, argsNotJSON); ok {
+			problems[i] = "the answer is not valid JSON: " + rest
+		}
+	}
+	return problems
 }
 
 // errEmptyAnswer is the problem of an answer with no text.

@@ -233,6 +233,11 @@ func TestAskAnswerNeverFits(t *testing.T) {
 			if ae.Raw != "It is sunny." || ae.Type != "onion_test.Forecast" || len(ae.Problems) == 0 || !strings.Contains(err.Error(), ae.Problems[0]) {
 				t.Errorf("error %+v", ae)
 			}
+			// The answer is not JSON: the error says so of the answer, not
+			// of "arguments".
+			if !strings.Contains(err.Error(), "the answer is not valid JSON") || strings.Contains(err.Error(), "arguments") {
+				t.Errorf("error %q, want it to say the answer is not valid JSON", err)
+			}
 			if f != (Forecast{}) || res == nil || res.Output != "It is sunny." {
 				t.Errorf("answer %+v, result %+v", f, res)
 			}

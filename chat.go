@@ -61,7 +61,7 @@ func (m *chatModel) Generate(ctx context.Context, req *Request, onDelta func(Del
 		resp, err = m.once(ctx, creq)
 	}
 	if err != nil {
-		return nil, modelError(err, hint.after)
+		return nil, modelError(err, hint, "Chat Completions")
 	}
 	return resp, nil
 }
@@ -287,9 +287,11 @@ func recordingClient(c *openai.Client) *openai.Client {
 	return openai.NewClientWithConfig(cfg)
 }
 
-// modelError describes err for the agent's retries.
-func modelError(err error, after time.Duration) error {
-	me := &ModelError{Err: err, RetryAfter: after, Retryable: retryableNetwork(err)}
+// modelError describes err, the failure of a request to api, for the
+// agent's retries; an error the server answered names the API and the URL,
+// with a hint for a 404.
+func modelError(err error, h *retryHint, api string) error {
+	me := &ModelError{Err: err, RetryAfter: h.after, Retryable: retryableNetwork(err)}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
@@ -300,8 +302,25 @@ func modelError(err error, after time.Duration) error {
 	}
 	if me.StatusCode != 0 {
 		me.Retryable = me.StatusCode == http.StatusTooManyRequests || me.StatusCode >= 500
+		if h.url != "" {
+			me.Err = fmt.Errorf("%s at %s: %w%s", api, h.url, err, notFoundHint(me.StatusCode, h.url, api))
+		}
 	}
 	return me
+}
+
+// notFoundHint says what a 404 from the model endpoint at url most likely
+// means, or "" for another status.
+func notFoundHint(status int, url, api string) string {
+	switch {
+	case status != http.StatusNotFound:
+		return ""
+	case !strings.Contains(url, "/v1/"):
+		return " (the base URL has no /v1: OpenAI-compatible servers answer under it, as in http://localhost:11434/v1; set OPENAI_BASE_URL or onion.BaseURL with it)"
+	case api == "the Responses API":
+		return " (the server may not serve the Responses API: use Chat Completions, without onion.ResponsesAPI or -responses)"
+	}
+	return " (check the base URL and the model's name)"
 }
 
 // retryableNetwork reports whether err is a network failure that may not
@@ -329,6 +348,7 @@ type retryAfterKey struct{}
 // error event that go-openai cannot decode may be read.
 type retryHint struct {
 	body  net.Buffers // the request's body, nil to send go-openai's
+	url   string      // where it went, without its query
 	after time.Duration
 	tail  *tailBuffer
 }
@@ -381,6 +401,9 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 	h, ok := req.Context().Value(retryAfterKey{}).(*retryHint)
 	if ok && h.body != nil {
 		swapBody(req, h.body)
+	}
+	if ok {
+		h.url = req.URL.Scheme + "://" + req.URL.Host + req.URL.Path
 	}
 	resp, err := r.inner.Do(req)
 	if err != nil || !ok {

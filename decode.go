@@ -974,7 +974,11 @@ func (r *argReader) release() {
 // syntaxError is JSON that is not JSON, or that passes a limit.
 type syntaxError struct{ msg string }
 
-func (e *syntaxError) Error() string { return "arguments are not valid JSON: " + e.msg }
+func (e *syntaxError) Error() string { return argsNotJSON + e.msg }
+
+// argsNotJSON begins the problem of arguments that do not parse; an
+// answer's problem says "the answer" instead (problemsOf).
+const argsNotJSON = "arguments are not valid JSON: "
 
 // limitError is arguments past a bound on depth or number length.
 type limitError struct{ msg string }

@@ -119,7 +119,7 @@ func (m *responsesModel) send(ctx context.Context, req *Request, include bool, o
 		resp, err = m.once(ctx, rreq)
 	}
 	if err != nil {
-		return nil, modelError(err, hint.after)
+		return nil, modelError(err, hint, "the Responses API")
 	}
 	return resp, nil
 }

@@ -449,7 +449,8 @@ func typeName(s *jsonschema.Schema) string {
 // strict returns the OpenAI strict form of the schema: every property
 // required, optional ones nullable, additionalProperties false everywhere,
 // no keywords strict mode refuses (default, minLength, maxLength: the
-// arguments are still held to them before the call). It works on the
+// arguments are still held to them before the call, and the lengths are
+// written in the description, so the model is told the rule). It works on the
 // schema's JSON as it is, so a raw tool's schema keeps every keyword and
 // its order. What strict mode cannot express (a free-form object,
 // conditional keywords) is an error naming where it is.
@@ -520,6 +521,31 @@ func strictForm(b []byte, leave bool) ([]byte, error) {
 // are still held to them.
 var strictDropped = []string{"default", "minLength", "maxLength", "$schema", "$id", "$comment", "examples"}
 
+// describeLengths tells the model, in the description of the string
+// schema s, the minLength and maxLength that strict mode does not take as
+// keywords: the arguments are held to them, so the model must know them.
+func describeLengths(s *jsonObject) {
+	lo, hasLo := s.get("minLength")
+	hi, hasHi := s.get("maxLength")
+	var rule string
+	switch {
+	case hasLo && hasHi:
+		rule = fmt.Sprintf("%v to %v characters", lo, hi)
+	case hasLo:
+		rule = fmt.Sprintf("at least %v characters", lo)
+	case hasHi:
+		rule = fmt.Sprintf("at most %v characters", hi)
+	default:
+		return
+	}
+	desc, _ := s.get("description")
+	if text, _ := desc.(string); text != "" {
+		s.set("description", strings.TrimRight(text, " .")+" ("+rule+")")
+		return
+	}
+	s.set("description", rule)
+}
+
 // strictRefused are keywords strict mode cannot express: the model could
 // not know the rule they state.
 var strictRefused = map[string]string{
@@ -560,6 +586,7 @@ func makeStrict(v any, path string, leave, top bool) error {
 			return fmt.Errorf("strict mode cannot express %s: keyword %q (%s) has no strict form; drop onion.Strict() for this agent", path, k, why)
 		}
 	}
+	describeLengths(s)
 	for _, k := range strictDropped {
 		s.del(k)
 	}
@@ -691,7 +718,7 @@ func schemaTypes(s *jsonObject) []string {
 func (c *checker) validate(args []byte) []string {
 	inst, err := santhosh.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return []string{"arguments are not valid JSON: " + err.Error()}
+		return []string{argsNotJSON + err.Error()}
 	}
 	inst = dropNullOptionals(inst, c.validator)
 	err = c.validator.Validate(inst)

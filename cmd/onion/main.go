@@ -214,7 +214,8 @@ func fail(name string, err error) int {
 	if errors.Is(err, errInterrupted) {
 		return interrupted(name)
 	}
-	fmt.Fprintf(os.Stderr, "onion %s: %v\n", name, err)
+	// The library's errors start "onion: " too; the command's name says it.
+	fmt.Fprintf(os.Stderr, "onion %s: %s\n", name, strings.TrimPrefix(err.Error(), "onion: "))
 	if isUsage(err) {
 		return exitUsage
 	}

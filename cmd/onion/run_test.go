@@ -404,3 +404,15 @@ func TestApprovalTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestRunErrorSaysOnionOnce: a failed run is reported as "onion run: …"
+// with the library's own "onion: " left out, and a 404 from a base URL
+// without /v1 says so.
+func TestRunErrorSaysOnionOnce(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("never sent"))
+	got := cli{env: []string{"OPENAI_BASE_URL=" + strings.TrimSuffix(s.URL(), "/v1")}}.onion(t, "run", "-tools", "todo", "hi")
+	if got.code != exitFailed || strings.Contains(got.stderr, "onion: ") || !strings.Contains(got.stderr, "onion run: agent") ||
+		!strings.Contains(got.stderr, "the base URL has no /v1") {
+		t.Errorf("exit %d, stderr %q", got.code, got.stderr)
+	}
+}

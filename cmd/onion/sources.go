@@ -70,6 +70,33 @@ func (s *sources) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.toolTimeout, "tool-timeout", onion.DefaultToolTimeout, "cut each tool call off after `D`, such as 30s or 1h; 0 for no limit")
 }
 
+// flagsText is the source flags as given, quoted for a shell, to show the
+// command line of a next step.
+func (s *sources) flagsText() string {
+	var parts []string
+	if s.dir != "" {
+		parts = append(parts, "-C", shellQuote(s.dir))
+	}
+	if s.builtins != "" {
+		parts = append(parts, "-tools", shellQuote(s.builtins))
+	}
+	for _, m := range s.mcp {
+		parts = append(parts, "-mcp", shellQuote(m))
+	}
+	for _, sc := range s.scripts {
+		parts = append(parts, "-script", shellQuote(sc))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._-/:=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // empty reports whether no source was chosen.
 func (s *sources) empty() bool {
 	return s.builtins == "" && len(s.mcp) == 0 && len(s.scripts) == 0

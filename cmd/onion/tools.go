@@ -47,6 +47,13 @@ func toolsCommand() *command {
 			return exitOK
 		}
 		writeTools(os.Stdout, descs)
+		if os.Getenv("OPENAI_BASE_URL") == "" && os.Getenv("OPENAI_API_KEY") == "" {
+			// The next step, on stderr: stdout stays the list.
+			fmt.Fprintf(os.Stderr, "\nNext: put these tools in front of a model with onion run %s \"your prompt\".\n"+
+				"Connect one first: OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL for a local OpenAI-compatible\n"+
+				"server (llama.cpp's llama-server, Ollama, vLLM), e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2\n",
+				src.flagsText())
+		}
 		return exitOK
 	}
 	return c

@@ -16,8 +16,8 @@ import (
 // configured, and holds the text to its golden file.
 func TestToolsText(t *testing.T) {
 	got := cli{}.onion(t, "tools", "-tools", "todo,shell")
-	if got.code != 0 || got.stderr != "" {
-		t.Fatalf("exit %d, stderr %q; want 0 and nothing", got.code, got.stderr)
+	if got.code != 0 || !strings.HasPrefix(got.stderr, "\nNext: ") {
+		t.Fatalf("exit %d, stderr %q; want 0 and the next step (TestToolsEndsWithTheNextStep)", got.code, got.stderr)
 	}
 	golden(t, "tools_todo_shell.golden", got.stdout)
 	for _, want := range []string{"add  (write, approval none)", "list  (read, approval none)", "run_command  (write, approval required)", `"text": {`} {
@@ -211,6 +211,28 @@ func TestToolsIgnorePlantedSource(t *testing.T) {
 				t.Errorf("in %s, onion tools %q: %s is %s, %s, approval %s, %q; want %s, %s, approval %s, %q",
 					r.dir, r.args, d.Name, d.Name, d.Intent, d.Approval, d.Description, def.Function.Name, w.Intent(), approval, def.Function.Description)
 			}
+		}
+	}
+}
+
+// TestToolsEndsWithTheNextStep: the README's first command ends by saying
+// how to put the tools in front of a model and how to connect one, on
+// stderr, when no model is configured; with one, or with -json, it does not.
+func TestToolsEndsWithTheNextStep(t *testing.T) {
+	got := cli{}.onion(t, "tools", "-tools", "todo,files")
+	if got.code != 0 || !strings.Contains(got.stderr, `onion run -tools todo,files "your prompt"`) ||
+		!strings.Contains(got.stderr, "OPENAI_API_KEY") || !strings.Contains(got.stderr, "OPENAI_BASE_URL=http://localhost:11434/v1") || strings.Contains(got.stdout, "Next:") {
+		t.Errorf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	for _, r := range []struct {
+		c    cli
+		args []string
+	}{
+		{cli{env: model("http://127.0.0.1:1/v1")}, []string{"tools", "-tools", "todo"}},
+		{cli{}, []string{"tools", "-json", "-tools", "todo"}},
+	} {
+		if got := r.c.onion(t, r.args...); got.code != 0 || got.stderr != "" {
+			t.Errorf("onion %q: exit %d, stderr %q; want nothing on stderr", r.args, got.code, got.stderr)
 		}
 	}
 }

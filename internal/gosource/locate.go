@@ -375,20 +375,25 @@ func (l *locator) packageName(dir string, xtest bool) (string, bool) {
 	}
 	names[dir] = "" // not found, unless the loop below finds it
 	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		file := e.Name()
-		if !strings.HasSuffix(file, ".go") || isTest(file) != xtest {
-			continue
+	// The package's name is in its non-test files, or, for a package made
+	// only of _test.go files, in those of them not in an external test
+	// package; an external test package's is in its _test.go files.
+	for _, testFiles := range []bool{xtest, true} {
+		for _, e := range entries {
+			file := e.Name()
+			if !strings.HasSuffix(file, ".go") || isTest(file) != testFiles {
+				continue
+			}
+			if ok, err := build.Default.MatchFile(dir, file); err != nil || !ok {
+				continue
+			}
+			n, err := packageClause(filepath.Join(dir, file))
+			if err != nil || strings.HasSuffix(n, "_test") != xtest {
+				continue
+			}
+			names[dir] = n
+			return n, true
 		}
-		if ok, err := build.Default.MatchFile(dir, file); err != nil || !ok {
-			continue
-		}
-		n, err := packageClause(filepath.Join(dir, file))
-		if err != nil || strings.HasSuffix(n, "_test") != xtest {
-			continue
-		}
-		names[dir] = n
-		return n, true
 	}
 	return "", false
 }
