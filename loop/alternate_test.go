@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -245,4 +247,54 @@ func FuzzStrictTemplates(f *testing.F) {
 		l := testLoop(t, templateConfigs[configs[int(c)%len(configs)]])
 		templateRun(t, l, templateHistories[histories[int(h)%len(histories)]], format, script)
 	})
+}
+
+// TestStrictTemplateAgreesWithLlamaCpp holds strictTemplate to the real
+// thing: four request bodies onion once sent, replayed against llama.cpp
+// serving the Mistral-Nemo-Instruct-2407 template (oniontest's
+// testdata/fixtures/llamacpp/replay). The checker must accept what the
+// server accepted and refuse what it refused, for the reason it gave.
+func TestStrictTemplateAgreesWithLlamaCpp(t *testing.T) {
+	dir := filepath.Join("..", "oniontest", "testdata", "fixtures", "llamacpp", "replay")
+	bodies, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	checked := 0
+	for _, body := range bodies {
+		b, err := os.ReadFile(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req struct {
+			Messages []struct {
+				Role       loop.Role `json:"role"`
+				Content    string    `json:"content"`
+				ToolCallID string    `json:"tool_call_id"`
+				ToolCalls  []struct {
+					ID string `json:"id"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(b, &req); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		var msgs []loop.Message
+		for _, m := range req.Messages {
+			msg := loop.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+			for _, c := range m.ToolCalls {
+				msg.ToolCalls = append(msg.ToolCalls, loop.ToolRequest{ID: c.ID})
+			}
+			msgs = append(msgs, msg)
+		}
+		out, err := os.ReadFile(strings.TrimSuffix(body, ".json") + ".mistral.out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := strings.Contains(string(out), "conversation roles must alternate")
+		if err := strictTemplate(msgs); (err != nil) != refused {
+			t.Errorf("%s: the server refused it: %v; the checker says %v", filepath.Base(body), refused, err)
+		}
+		checked++
+	}
+	if checked != 4 {
+		t.Errorf("checked %d request bodies, want the 4 replayed", checked)
+	}
 }

@@ -318,7 +318,7 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 		case !withTools && len(l.cfg.Tools) > 0:
 			reason = StopMaxIterations
 		}
-		if reason != StopNatural && st.Result.Output == "" {
+		if (reason == StopBudget || reason == StopMaxIterations) && st.Result.Output == "" {
 			st.Result.Output = l.fallbackAnswer(st, reason)
 		}
 		if st.Answer != nil {

@@ -880,6 +880,20 @@ func TestFixtureCopiesMatchShared(t *testing.T) {
 			}
 		}
 	}
+	// Of llama.cpp's exchanges only some are copied: each as it is.
+	copies, _ := filepath.Glob(filepath.Join("testdata", "fixtures", "llamacpp", "*[0-9]*"))
+	replays, _ := filepath.Glob(filepath.Join("testdata", "fixtures", "llamacpp", "replay", "*"))
+	if len(copies)+len(replays) < 10 {
+		t.Errorf("%d llama.cpp copies, want the cut replies and the replays", len(copies)+len(replays))
+	}
+	for _, c := range append(copies, replays...) {
+		rel, _ := filepath.Rel(filepath.Join("testdata", "fixtures"), c)
+		want, err := os.ReadFile(filepath.Join(shared, rel))
+		got, _ := os.ReadFile(c)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: copy differs from the store (%v)", c, err)
+		}
+	}
 }
 
 func TestToolResults(t *testing.T) {
