@@ -40,7 +40,7 @@ func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return nil, fmt.Errorf("onion.NewTool: %s is not a func; pass a func, or use onion.ToolsFrom for a struct instance", describe(fn))
 	}
-	b, err := funcBinding(v)
+	b, err := funcBinding(v, paramNamesOf(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +76,13 @@ var bindings sync.Map
 type bindingKey struct {
 	pc     uintptr      // a func's code
 	fn     reflect.Type // and its type: funcs made by reflect.MakeFunc share one pc
+	names  string       // and the names ParamNames gives its parameters
 	recv   reflect.Type // or a method of this pointer type
 	method string
 }
 
-func funcBinding(v reflect.Value) (*binding, error) {
-	key := bindingKey{pc: v.Pointer(), fn: v.Type()}
+func funcBinding(v reflect.Value, names []string) (*binding, error) {
+	key := bindingKey{pc: v.Pointer(), fn: v.Type(), names: strings.Join(names, ",")}
 	if b, ok := bindings.Load(key); ok {
 		return b.(*binding), nil
 	}
@@ -97,6 +98,7 @@ func funcBinding(v reflect.Value) (*binding, error) {
 		found:     found,
 		missing:   missing,
 		anonymous: closureRE.MatchString(name),
+		named:     names,
 		pkgPath:   pkgPath,
 		hint:      gosource.FileOf(v),
 		display:   "func " + name,
@@ -264,13 +266,26 @@ func sourceMissing(name string, err error) (missing, _ error) {
 type funcSource struct {
 	goName    string
 	facts     srcdoc.Func
-	found     bool  // facts come from the source or the registry
-	missing   error // why the source could not be read, when it moved away
-	anonymous bool  // a func literal, which has no doc comment to lose
-	method    bool  // a method of a struct instance
+	found     bool     // facts come from the source or the registry
+	missing   error    // why the source could not be read, when it moved away
+	anonymous bool     // a func literal, which has no doc comment to lose
+	method    bool     // a method of a struct instance
+	named     []string // the parameters' names ParamNames gives, if any
 	pkgPath   string
 	hint      string
 	display   string
+}
+
+// identRE matches a parameter's name as ParamNames may give it.
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// paramList lists the types of the parameters in, for an error.
+func paramList(in []reflect.Type) string {
+	types := make([]string, len(in))
+	for i, t := range in {
+		types[i] = t.String()
+	}
+	return strings.Join(types, ", ")
 }
 
 // generatorHint says how to give a binary the facts its source holds.
@@ -342,6 +357,20 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	if hasCtx && len(names) > 0 {
 		names = names[1:]
 	}
+	if src.named != nil {
+		if len(src.named) != len(in) || len(in) == 1 && isArgStruct(in[0]) {
+			return nil, fmt.Errorf("%s: onion.ParamNames gives %d names, for %s: give one name for each parameter after a context.Context, in order",
+				src.display, len(src.named), paramList(in))
+		}
+		seen := map[string]bool{}
+		for _, n := range src.named {
+			if !identRE.MatchString(n) || seen[n] {
+				return nil, fmt.Errorf("%s: onion.ParamNames: %q is not a name a parameter can have: use letters, digits and _, each name once", src.display, n)
+			}
+			seen[n] = true
+		}
+		names = src.named
+	}
 	structArg := len(in) == 1 && isArgStruct(in[0])
 	var argType reflect.Type
 	var paramNames []string
@@ -351,9 +380,13 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 			paramNames = append(paramNames, f.name)
 		}
 	} else {
-		if len(in) > 0 && (!src.found || len(names) != len(in)) {
-			return nil, fmt.Errorf("%s: the names of its parameters are unknown: %s; "+
-				"%s, or take one struct argument whose fields name the parameters", src.display, src.whyNoDoc(), generatorHint)
+		if len(in) > 0 && src.named == nil && src.anonymous {
+			return nil, fmt.Errorf("%s: the names of its parameters (%s) are unknown, as a func literal's are: "+
+				"give them with onion.ParamNames, one for each, or take one struct argument whose fields name the parameters", src.display, paramList(in))
+		}
+		if len(in) > 0 && src.named == nil && (!src.found || len(names) != len(in)) {
+			return nil, fmt.Errorf("%s: the names of its parameters (%s) are unknown: %s; "+
+				"%s, give them with onion.ParamNames, or take one struct argument whose fields name the parameters", src.display, paramList(in), src.whyNoDoc(), generatorHint)
 		}
 		for i, n := range names {
 			if n == "" || n == "_" {

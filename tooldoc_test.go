@@ -3,6 +3,7 @@ package onion_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -229,6 +230,42 @@ func TestEnumsOfTestTypes(t *testing.T) {
 	for _, want := range []string{`"mood":{"type":"string","enum":["` + string(Calm) + `","` + string(Angry) + `"]}`, `"enum":["low","high"]`} {
 		if !strings.Contains(string(tool.Schema()), want) {
 			t.Errorf("schema %s\nwant %s", tool.Schema(), want)
+		}
+	}
+}
+
+// TestParamNamesForAFuncLiteral: a func literal's positional parameters
+// have no names the source gives, so ParamNames gives them; without it the
+// error says exactly that, and names that cannot be parameters' are
+// refused.
+func TestParamNamesForAFuncLiteral(t *testing.T) {
+	forecast := func(city string, days int) string { return fmt.Sprintf("%s for %d days", city, days) }
+	tool, err := onion.NewTool(forecast, onion.Name("forecast"), onion.ParamNames("city", "days"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(tool.Schema()); !strings.Contains(s, `"city":{"type":"string"}`) || !strings.Contains(s, `"days":{"type":"integer"}`) {
+		t.Errorf("schema %s", s)
+	}
+	if out, err := tool.Call(context.Background(), `{"city":"Paris","days":3}`); err != nil || out != "Paris for 3 days" {
+		t.Errorf("call = %q, %v", out, err)
+	}
+	// With a context first, and with every option a doc comment would give.
+	withCtx := func(ctx context.Context, q string) (string, error) { return q, nil }
+	if _, err := onion.NewTool(withCtx, onion.Name("search"), onion.Description("Searches."), onion.Read, onion.NoApproval(), onion.ParamNames("q")); err != nil {
+		t.Errorf("with a context: %v", err)
+	}
+	for _, c := range []struct {
+		opts []onion.ToolOption
+		want string
+	}{
+		{[]onion.ToolOption{onion.Name("forecast")}, "the names of its parameters (string, int) are unknown, as a func literal's are: give them with onion.ParamNames"},
+		{[]onion.ToolOption{onion.Name("forecast"), onion.ParamNames("city")}, "onion.ParamNames gives 1 names, for string, int"},
+		{[]onion.ToolOption{onion.Name("forecast"), onion.ParamNames("city", `x" doc:"y`)}, `is not a name a parameter can have`},
+		{[]onion.ToolOption{onion.Name("forecast"), onion.ParamNames("city", "city")}, `"city" is not a name a parameter can have`},
+	} {
+		if _, err := onion.NewTool(forecast, c.opts...); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "oniondoc") {
+			t.Errorf("err = %v\nwant it to say %q, and not to send the user to oniondoc", err, c.want)
 		}
 	}
 }

@@ -93,6 +93,34 @@ func Additive() ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.additive = true })
 }
 
+// ParamNames names the parameters of a func whose source cannot give them:
+// a func literal, a func made at run time, a func of a binary built without
+// its source. Give one name for each parameter after a context.Context, in
+// order, such as onion.ParamNames("city", "days") for func(city string,
+// days int); the names are the JSON properties the model sends. They are
+// used instead of the source's, if it has any.
+func ParamNames(names ...string) ToolOption {
+	return paramNamesOption(names)
+}
+
+// paramNamesOption is ParamNames: NewTool reads it before the func is
+// bound, so applying it does nothing.
+type paramNamesOption []string
+
+func (paramNamesOption) applyTool(*toolConfig) {}
+
+// paramNamesOf returns the names the last ParamNames among opts gives, or
+// nil.
+func paramNamesOf(opts []ToolOption) []string {
+	var names []string
+	for _, o := range opts {
+		if p, ok := o.(paramNamesOption); ok {
+			names = append([]string{}, p...)
+		}
+	}
+	return names
+}
+
 // RequireApproval makes every call of the tool wait for the agent's
 // Approver. Without an approver the call is denied.
 func RequireApproval() ToolOption {
