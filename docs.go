@@ -1,6 +1,7 @@
 package onion
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -52,7 +53,12 @@ func parseDoc(lines []string, params []string) (toolDoc, error) {
 		cur = append(cur, trimmed)
 	}
 	flush()
-	for _, p := range paragraphs {
+	for i, p := range paragraphs {
+		if i > 0 && len(params) > 0 {
+			if err := unknownParamLine(p, known, params); err != nil {
+				return d, err
+			}
+		}
 		if described := paramParagraph(p, known); described != nil {
 			for k, v := range described {
 				d.params[k] = v
@@ -64,6 +70,34 @@ func parseDoc(lines []string, params []string) (toolDoc, error) {
 		}
 	}
 	return d, nil
+}
+
+// unknownParamLine finds, in a paragraph after the description, a line
+// that reads as a parameter's description ("query: the text to find", a
+// lower-case name, a colon) but names no parameter, when the paragraph
+// describes parameters: every line of it reads so, or it describes a known
+// one. Such a line is a mistake the model would pay for (a renamed
+// parameter, a typo), so it is refused, naming the parameters there are.
+func unknownParamLine(lines []string, known map[string]bool, params []string) error {
+	var unknown string
+	describes, all := false, true
+	for _, l := range lines {
+		m := paramLineRE.FindStringSubmatch(l)
+		if m == nil {
+			all = false
+			continue
+		}
+		switch r, _ := utf8.DecodeRuneInString(m[1]); {
+		case known[m[1]]:
+			describes = true
+		case unknown == "" && unicode.IsLower(r):
+			unknown = l
+		}
+	}
+	if unknown == "" || !describes && !all {
+		return nil
+	}
+	return fmt.Errorf("doc comment line %q describes no parameter: the parameters are %s; name one of them, or reword the line", unknown, strings.Join(params, ", "))
 }
 
 // paramParagraph returns the parameter descriptions of a paragraph made

@@ -269,3 +269,41 @@ func TestParamNamesForAFuncLiteral(t *testing.T) {
 		}
 	}
 }
+
+// SearchMisdocumented finds pages.
+//
+// query: the words to look for
+func SearchMisdocumented(q string) string { return q }
+
+// SearchTypo finds pages.
+//
+// q: the words to look for
+// limt: at most this many
+func SearchTypo(q string, limit int) string { return q }
+
+// SearchNoted finds pages.
+//
+// q: the words to look for
+//
+// Note: results are cached for an hour.
+func SearchNoted(q string) string { return q }
+
+// TestDocLineForNoParameter: a doc line that describes a parameter the
+// func does not have (a renamed one, a typo) is refused, naming the
+// parameters there are; a capitalised label ("Note:") is not a parameter.
+func TestDocLineForNoParameter(t *testing.T) {
+	for _, c := range []struct {
+		fn   any
+		want string
+	}{
+		{SearchMisdocumented, `doc comment line "query: the words to look for" describes no parameter: the parameters are q`},
+		{SearchTypo, `doc comment line "limt: at most this many" describes no parameter: the parameters are q, limit`},
+	} {
+		if _, err := onion.NewTool(c.fn); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err = %v\nwant it to say %q", err, c.want)
+		}
+	}
+	if tool, err := onion.NewTool(SearchNoted); err != nil || tool.Description() != "Finds pages." {
+		t.Errorf("a Note paragraph: %v", err)
+	}
+}
