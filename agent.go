@@ -340,6 +340,9 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	}
 	a.core = core
 	a.model = cfg.languageModel
+	if a.model == nil && cfg.client == nil && cfg.apiKey == "" && cfg.baseURL == "" {
+		a.model = ModelFunc(noModel)
+	}
 	if a.model == nil {
 		var client *openai.Client
 		if cfg.client != nil {

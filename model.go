@@ -2,6 +2,7 @@ package onion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,6 +27,19 @@ import (
 // Generate must not keep req or its messages after it returns.
 type LanguageModel interface {
 	Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
+}
+
+// ErrNoModel is the error of a run of an agent that has no model to ask:
+// neither an API key nor a base URL (OPENAI_API_KEY, OPENAI_BASE_URL,
+// APIKey, BaseURL), nor a client or model of the program's (WithClient,
+// WithModel). NewAgent accepts such an agent, so that its tools can be
+// listed and called directly; its first run fails with this error, before
+// any request, saying what to set.
+var ErrNoModel = errors.New("no model configured: set OPENAI_API_KEY to use OpenAI, or OPENAI_BASE_URL for a local OpenAI-compatible server (llama.cpp's llama-server, Ollama, vLLM), e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2")
+
+// noModel is the model of an agent that has none: it says so, once.
+func noModel(context.Context, *Request, func(Delta)) (*Response, error) {
+	return nil, &ModelError{Err: ErrNoModel}
 }
 
 // ModelFunc turns a function into a LanguageModel.

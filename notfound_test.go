@@ -2,6 +2,7 @@ package onion_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,5 +42,28 @@ func TestNotFoundSaysWhere(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoModelConfigured: an agent with neither key nor base URL is made
+// (its tools can be listed and called), and its first run fails before
+// any request with ErrNoModel, which says what to set.
+func TestNoModelConfigured(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	a, err := onion.NewAgent("a", Lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if len(a.Tools().All()) != 1 {
+		t.Errorf("tools %v", a.Tools().Names())
+	}
+	res, err := a.Run(context.Background(), "hi")
+	if !errors.Is(err, onion.ErrNoModel) || !strings.Contains(err.Error(), "set OPENAI_API_KEY") || !strings.Contains(err.Error(), "OPENAI_BASE_URL=http://localhost:11434/v1") {
+		t.Errorf("err = %v, want ErrNoModel saying what to set", err)
+	}
+	if res == nil || res.Usage.Requests != 0 || res.StopReason != onion.StopFailed {
+		t.Errorf("result %+v", res)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"os"
 
@@ -10,7 +9,7 @@ import (
 
 // errNoModel is what run and chat say when no model is configured, in the
 // examples' words.
-var errNoModel = usageError{errors.New("no model configured: set OPENAI_API_KEY to use OpenAI, or OPENAI_BASE_URL for a local OpenAI-compatible server (Ollama, vLLM), e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2")}
+var errNoModel = usageError{onion.ErrNoModel}
 
 // modelFlags are the flags of the commands that run the agent.
 type modelFlags struct {

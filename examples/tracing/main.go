@@ -39,9 +39,6 @@ func Weather(ctx context.Context, city string) (string, error) {
 }
 
 func main() {
-	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
-		log.Fatal("no model configured: set OPENAI_API_KEY to use OpenAI, or OPENAI_BASE_URL for a local OpenAI-compatible server (Ollama, vLLM), e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2")
-	}
 	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func main() {
 	queue := flag.String("queue", "onion-durable", "the task queue")
 	flag.Parse()
 	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
-		log.Fatal("no model configured: set OPENAI_API_KEY to use OpenAI, or OPENAI_BASE_URL for a local OpenAI-compatible server (Ollama, vLLM), e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ONION_MODEL=llama3.2")
+		log.Fatal(onion.ErrNoModel) // before a server starts; a run would say the same
 	}
 	prompt := strings.Join(flag.Args(), " ")
 	if err := run(*hostPort, *queue, *id, prompt); err != nil {
