@@ -24,7 +24,7 @@ type Automation struct {
 	// Schedule is when it fires.
 	Schedule Schedule `json:"schedule"`
 	// IdempotencyKey is the key of the tool call that created it
-	// (onion.CallInfo(ctx).IdempotencyKey): Create called twice with one
+	// (of the Call onion.CallInfo(ctx) returns): Create called twice with one
 	// key makes one automation.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Created is when the Scheduler accepted it.

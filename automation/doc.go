@@ -5,7 +5,8 @@
 //
 // A model schedules through three tools (Tools): start_automation, a write
 // that asks the agent's Approver first, runs once and is deduplicated on
-// the call's onion.CallInfo(ctx).IdempotencyKey; list_automations, a read;
+// the IdempotencyKey of its call (of the Call onion.CallInfo(ctx)
+// returns); list_automations, a read;
 // and cancel_automation, a delete. Their descriptions tell the model to
 // create an automation only when the user explicitly asked for a future or
 // recurring run.

@@ -81,7 +81,7 @@ func viewOf(a Automation, now time.Time) view {
 //
 // start_automation is a write that asks the agent's Approver before every
 // call (RequireApproval) and runs once, never retried; it passes the
-// call's onion.CallInfo(ctx).IdempotencyKey to Create, so the same call
+// call's IdempotencyKey (from the Call onion.CallInfo(ctx) returns) to Create, so the same call
 // made twice makes one automation. opts apply to it after those defaults:
 // onion.NoApproval() lifts the approval. list_automations is a read and
 // cancel_automation a delete.

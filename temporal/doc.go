@@ -29,8 +29,9 @@
 //     worker is lost mid-call the call ends outcome_unknown and the later
 //     writes of that response are skipped; when no worker picked it up in
 //     time it failed without running, and is safe to call again.
-//   - Inside a tool, onion.CallInfo(ctx).IdempotencyKey is the workflow ID
-//     and the activity's ID, the same on every attempt and after a crash.
+//   - Inside a tool, the IdempotencyKey of the Call that
+//     onion.CallInfo(ctx) returns is the workflow ID and the activity's
+//     ID, the same on every attempt and after a crash.
 //   - A call that needs approval waits for Approve (or ApproveSignal) as
 //     long as ApprovalTimeout (24 h by default); no answer means denied.
 //     Pending lists the calls waiting. The agent's own Approver is not

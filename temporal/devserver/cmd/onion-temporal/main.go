@@ -3,8 +3,12 @@
 // storage, the default namespace ready. It serves on localhost:7233 (the
 // port Temporal's clients dial by default) until interrupted.
 //
-//	go run ./temporal/devserver/cmd/onion-temporal            # state in memory
-//	go run ./temporal/devserver/cmd/onion-temporal -db runs.db # state kept in a file
+// It is in the nested module temporal/devserver, so run it from there (or
+// with go run -C temporal/devserver from the repository's root):
+//
+//	cd temporal/devserver
+//	go run ./cmd/onion-temporal            # state in memory
+//	go run ./cmd/onion-temporal -db runs.db # state kept in a file
 package main
 
 import (
