@@ -29,9 +29,13 @@ func callCommand() *command {
 		},
 	}
 	c.run = func(ctx context.Context, fs *flag.FlagSet) int {
-		if fs.NArg() < 1 || fs.NArg() > 2 {
-			fs.Usage()
-			return exitUsage
+		switch {
+		case fs.NArg() == 0:
+			return fail(c.name, usageError{errors.New("no tool named: give the tool's name and, optionally, its arguments as JSON, as in onion call -tools todo add '{\"text\":\"buy milk\"}' (onion call -h for the flags)")})
+		case fs.NArg() > 2:
+			return fail(c.name, usageError{fmt.Errorf("%d arguments after the flags (%q): give the tool's name and its arguments as one JSON text, quoted for the shell", fs.NArg(), fs.Args())})
+		case src.empty():
+			return fail(c.name, errNoTools)
 		}
 		name, args := fs.Arg(0), "{}"
 		if fs.NArg() == 2 {

@@ -31,7 +31,7 @@ func TestCall(t *testing.T) {
 		{name: "NotJSON", args: []string{"-tools", "todo", "add", `text=milk`}, code: 3, stderrHas: "invalid arguments"},
 		{name: "ToolFailed", r: cli{dir: dir}, args: []string{"-tools", "files", "read_file", `{"path":"absent.txt"}`}, code: 4, stderrHas: "no such file"},
 		{name: "UnknownTool", args: []string{"-tools", "todo", "frobnicate", `{}`}, code: 2, stderrHas: `no tool "frobnicate": the tools are add, complete, list, remove`},
-		{name: "NoTool", args: []string{"-tools", "todo"}, code: 2, stderrHas: "Usage: onion call"},
+		{name: "NoTool", args: []string{"-tools", "todo"}, code: 2, stderrHas: "no tool named: give the tool's name"},
 		{name: "FlagAfterTool", args: []string{"add", `{"text":"x"}`, "-tools", "todo"}, code: 2, stderrHas: `onion call: flags go before the tool's name: onion call -tools todo add '{"text":"x"}';`},
 		{name: "FlagAfterArguments", r: cli{dir: dir}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`, "-approve", "run_command"}, code: 2, stderrHas: "onion call -approve run_command run_command '{\"command\":\"touch made\"}'", createdNot: "made"},
 		{name: "DeniedOnAPipe", r: cli{dir: dir, stdin: "y\n"}, args: []string{"-tools", "shell", "run_command", `{"command":"touch made"}`}, code: 5, stderrHas: "allow it with -approve run_command", createdNot: "made"},
@@ -58,5 +58,44 @@ func TestCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCallUsageSaysWhatIsWrong: a usage mistake of call says what was
+// wrong in one line, as run's do, rather than printing every flag; with no
+// tools chosen it says so rather than "the tools are" and nothing.
+func TestCallUsageSaysWhatIsWrong(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"call"}, "no tool named: give the tool's name"},
+		{[]string{"call", "-tools", "todo", "add", "a", "b"}, `3 arguments after the flags (["add" "a" "b"])`},
+		{[]string{"call", "add", "{}"}, "no tools: choose some with -tools"},
+	} {
+		got := cli{}.onion(t, c.args...)
+		if got.code != exitUsage || !strings.Contains(got.stderr, c.want) || strings.Contains(got.stderr, "Flags:") || strings.Count(got.stderr, "\n") != 1 {
+			t.Errorf("onion %q: exit %d, stderr %q; want %d and one line saying %q", c.args, got.code, got.stderr, exitUsage, c.want)
+		}
+	}
+}
+
+// TestFilesDeleteAsksInTheCommand: in the command, delete_file needs
+// approval (a deleted file cannot come back); write_file and the reads do
+// not.
+func TestFilesDeleteAsksInTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := cli{dir: dir}.onion(t, "call", "-tools", "files", "delete_file", `{"path":"keep.txt"}`)
+	if got.code != exitDenied {
+		t.Errorf("exit %d, stderr %q; want %d, the delete denied (stdin is no terminal)", got.code, got.stderr, exitDenied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err != nil {
+		t.Errorf("the file was deleted: %v", err)
+	}
+	if got := (cli{dir: dir}).onion(t, "call", "-tools", "files", "-approve", "delete_file", "delete_file", `{"path":"keep.txt"}`); got.code != 0 {
+		t.Errorf("-approve delete_file: exit %d, stderr %q", got.code, got.stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/onionkit/onion"
@@ -177,6 +178,18 @@ var maxSession int64 = 16 << 20
 func loadHistory(conv *onion.Conversation, path string) error {
 	data, err := atomicfile.ReadFile(path, maxSession)
 	if errors.Is(err, fs.ErrNotExist) {
+		// A new session: its directory must take it, which is known now,
+		// before the run has done anything, rather than at the save.
+		dir := filepath.Dir(path)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("session %s: its directory %s does not exist: create it, or give another path", path, dir)
+		}
+		f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-*")
+		if err != nil {
+			return fmt.Errorf("session %s: the file cannot be written there (%w): give another path", path, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
 		return nil
 	}
 	if err != nil {

@@ -104,3 +104,13 @@ func TestSessionFIFORefused(t *testing.T) {
 		t.Errorf("the pipe was replaced: %v", err)
 	}
 }
+
+// TestSessionInAMissingDirectory: a -session path whose directory does not
+// exist is refused before the run does anything, not at the save after it.
+func TestSessionInAMissingDirectory(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("add", `{"text":"buy milk"}`)), oniontest.Text("added"))
+	got := cli{env: model(s.URL())}.onion(t, "run", "-tools", "todo", "-session", filepath.Join(t.TempDir(), "missing", "s.json"), "plan")
+	if got.code == 0 || !strings.Contains(got.stderr, "does not exist: create it, or give another path") || len(s.Requests()) != 0 {
+		t.Errorf("exit %d, stderr %q, %d requests; want a refusal before any request", got.code, got.stderr, len(s.Requests()))
+	}
+}

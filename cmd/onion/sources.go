@@ -24,8 +24,8 @@ import (
 // builtinHelp says what each name -tools takes stands for.
 const builtinHelp = "the built-in tools to offer, `names` separated by commas:" + `
   todo        add, list, complete, remove on a fresh todo list
-  files       read_file, write_file, list_files, glob, grep, delete_file,
-              confined to the current directory
+  files       read_file, write_file, list_files, glob, grep, delete_file
+              (asked about first), confined to the current directory
   memory      remember, recall, forget, memories, kept in this process
   shell       run_command, asking for approval before every command
   web_search  web_search (needs SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY)
@@ -128,17 +128,30 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		}
 	}
 	if s.builtins != "" {
-		var refs []string
 		for _, ref := range strings.Split(s.builtins, ",") {
-			if ref = strings.TrimSpace(ref); ref != "" {
-				refs = append(refs, ref)
+			switch ref = strings.TrimSpace(ref); ref {
+			case "":
+			case "files":
+				// A model that deletes a file cannot take it back: the
+				// command asks first (-approve delete_file says yes ahead).
+				f, err := builtin.NewFiles(".")
+				if err != nil {
+					return abort(fmt.Errorf("-tools files: %w", err))
+				}
+				tools, err := onion.ToolsFrom(f, onion.Method("DeleteFile", onion.RequireApproval()))
+				if err != nil {
+					f.Close()
+					return abort(fmt.Errorf("-tools files: %w", err))
+				}
+				items = append(items, tools) // the agent closes f with them
+			default:
+				tools, err := builtin.Tools(ref)
+				if err != nil {
+					return abort(usageError{fmt.Errorf("-tools: %w", err)})
+				}
+				items = append(items, tools)
 			}
 		}
-		tools, err := builtin.Tools(refs...)
-		if err != nil {
-			return abort(usageError{fmt.Errorf("-tools: %w", err)})
-		}
-		items = append(items, tools)
 	}
 	for _, command := range s.mcp {
 		argv, err := shlex.Split(command)

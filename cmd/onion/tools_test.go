@@ -56,7 +56,7 @@ func TestToolsJSON(t *testing.T) {
 		if d.Intent != w.Intent() || d.Idempotent != w.Idempotent() {
 			t.Errorf("%s: intent %s idempotent %v, want %s %v", d.Name, d.Intent, d.Idempotent, w.Intent(), w.Idempotent())
 		}
-		if wantApproval := map[bool]string{true: "required", false: "none"}[d.Name == "run_command"]; d.Approval != wantApproval {
+		if wantApproval := map[bool]string{true: "required", false: "none"}[d.Name == "run_command" || d.Name == "delete_file"]; d.Approval != wantApproval {
 			t.Errorf("%s: approval %q, want %q", d.Name, d.Approval, wantApproval)
 		}
 	}
@@ -207,6 +207,9 @@ func TestToolsIgnorePlantedSource(t *testing.T) {
 		for i, w := range want {
 			d, def := descs[i], w.Definition()
 			approval := map[bool]string{true: "required", false: "none"}[w.NeedsApproval(context.Background(), onion.Call{Name: w.Name(), Intent: w.Intent(), Arguments: json.RawMessage("{}")})]
+			if w.Name() == "delete_file" {
+				approval = "required" // the command asks before a delete
+			}
 			if d.Name != def.Function.Name || d.Description != def.Function.Description || d.Intent != w.Intent() || d.Approval != approval {
 				t.Errorf("in %s, onion tools %q: %s is %s, %s, approval %s, %q; want %s, %s, approval %s, %q",
 					r.dir, r.args, d.Name, d.Name, d.Intent, d.Approval, d.Description, def.Function.Name, w.Intent(), approval, def.Function.Description)
