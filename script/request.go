@@ -187,7 +187,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	defer resp.Body.Close()
 	// Read past the limit by the longest a secret's form can be, so that one
 	// across the cut is found and the cut moved before it.
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(cfg.maxResponse)+int64(cfg.redactor.maxSpan)+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(cfg.maxResponse)+int64(cfg.redactor.maxSpan())+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: read the response: %w", method, path, redactErr(cfg, err))
 	}
@@ -454,4 +454,8 @@ func ok(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 		}
 	}
 	return starlark.String(r.body), nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

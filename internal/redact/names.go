@@ -2,7 +2,9 @@ package redact
 
 import (
 	"encoding/base64"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -70,6 +72,54 @@ func Credentials(name, value string) []string {
 			if _, pass, ok := strings.Cut(string(dec), ":"); ok {
 				out = append(out, pass)
 			}
+		}
+	}
+	return out
+}
+
+// Parts returns v and the parts of a credential header's value an
+// application may echo on their own, whatever the header's name: the
+// token after an auth scheme ("Bearer T"), Basic's user:password and
+// password, and the value of each name=value parameter (a cookie's,
+// Token token="T"), unquoted and percent-decoded, as an application
+// parses them back.
+func Parts(v string) []string {
+	out := []string{v}
+	rest := v
+	if scheme, tok, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "=;,\"") {
+		tok = strings.TrimSpace(tok)
+		out = append(out, tok)
+		rest = tok
+		if strings.EqualFold(scheme, "basic") {
+			dec, err := base64.StdEncoding.DecodeString(tok)
+			if err != nil {
+				dec, err = base64.RawStdEncoding.DecodeString(tok)
+			}
+			if err == nil {
+				out = append(out, string(dec))
+				if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+					out = append(out, pass)
+				}
+			}
+		}
+	}
+	for _, p := range strings.FieldsFunc(rest, func(r rune) bool { return r == ';' || r == ',' }) {
+		_, val, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		if u, err := strconv.Unquote(val); err == nil && strings.HasPrefix(val, `"`) {
+			val = u
+		} else {
+			val = strings.Trim(val, `"`)
+		}
+		out = append(out, val)
+		if u, err := url.QueryUnescape(val); err == nil && u != val {
+			out = append(out, u)
+		}
+		if u, err := url.PathUnescape(val); err == nil && u != val {
+			out = append(out, u)
 		}
 	}
 	return out
