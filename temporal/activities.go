@@ -2,9 +2,12 @@ package temporal
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -125,6 +128,10 @@ type toolInput struct {
 	Agent string    `json:"agent"`
 	RunID string    `json:"run_id"`
 	Call  loop.Call `json:"call"`
+	// Chain is the first run ID of the workflow's chain of runs (kept
+	// across continue-as-new), which tells apart two executions that
+	// reused one workflow ID; empty in the inputs of older workflows.
+	Chain string `json:"chain,omitempty"`
 }
 
 // tool makes one attempt of a call with the agent's tool, through the
@@ -148,7 +155,7 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 	// Temporal's attempts of one activity are attempts too: a read run
 	// again after a lost worker.
 	c.Attempt = max(in.Call.Attempts, 1) + int(info.Attempt) - 1
-	c.IdempotencyKey = IdempotencyKey(info.WorkflowExecution.ID, info.ActivityID)
+	c.IdempotencyKey = callKey(info.WorkflowExecution.ID, in.Chain, in.Call)
 	cfg := a.CallConfig()
 	limit := cfg.MaxOutput
 	if limit <= 0 {
@@ -183,11 +190,26 @@ func logAttempt(ctx context.Context, l *slog.Logger, in toolInput, attempt int, 
 	l.LogAttrs(ctx, slog.LevelInfo, "tool call attempt", attrs...)
 }
 
-// IdempotencyKey is the key a tool reads in onion.CallInfo(ctx) during a
-// durable run: the workflow ID and the activity's ID, the same on every
-// attempt of the call and after any crash.
+// IdempotencyKey is the key of a call of the activity activityID in the
+// workflow workflowID, for workflows started before keys told runs apart
+// (see callKey, which a tool reads in onion.CallInfo(ctx) now).
 func IdempotencyKey(workflowID, activityID string) string {
 	return workflowID + "/" + activityID
+}
+
+// callKey is the idempotency key of call c in the workflow workflowID
+// whose chain of runs began with the run chain: the same on every attempt
+// of the call, after any crash and across continue-as-new, and different
+// for every other call of any run, including a later execution that
+// reuses the workflow ID and a model that repeats its call IDs or sends
+// none (the loop's own IDs repeat from run to run). No text of the
+// model's is in it: its call ID, whatever it is, is hashed.
+func callKey(workflowID, chain string, c loop.Call) string {
+	if chain == "" {
+		return IdempotencyKey(workflowID, activityID(c)) // a workflow started by an older worker
+	}
+	sum := sha256.Sum256([]byte(c.ID))
+	return workflowID + "/" + chain + "/tool/" + strconv.Itoa(c.Iteration) + "/" + hex.EncodeToString(sum[:8])
 }
 
 // approvalInput is the input of the approval check.

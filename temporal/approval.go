@@ -44,13 +44,13 @@ type Decision struct {
 
 // handle sets the workflow's query, Update and signal handlers.
 func (r *wrun) handle(ctx workflow.Context) error {
-	workflowID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	workflowID, chain := workflow.GetInfo(ctx).WorkflowExecution.ID, workflow.GetInfo(ctx).FirstRunID
 	if err := workflow.SetQueryHandler(ctx, pendingQuery, func() ([]onion.Call, error) {
 		calls := make([]onion.Call, 0, len(r.waiting))
 		for _, c := range r.waiting {
 			if _, answered := r.decisions[c.ID]; !answered {
 				call := onion.CallOf(r.st.RunID, c)
-				call.IdempotencyKey = IdempotencyKey(workflowID, activityID(c)) // the key the tool will see
+				call.IdempotencyKey = callKey(workflowID, chain, c) // the key the tool will see
 				calls = append(calls, call)
 			}
 		}

@@ -30,8 +30,11 @@
 //     writes of that response are skipped; when no worker picked it up in
 //     time it failed without running, and is safe to call again.
 //   - Inside a tool, the IdempotencyKey of the Call that
-//     onion.CallInfo(ctx) returns is the workflow ID and the activity's
-//     ID, the same on every attempt and after a crash.
+//     onion.CallInfo(ctx) returns is the workflow ID, the first run ID of
+//     its chain of runs, the round and a hash of the model's call ID: the
+//     same on every attempt, after a crash and across continue-as-new,
+//     and different for every other call of any run, an execution that
+//     reuses a closed workflow ID included.
 //   - A call that needs approval waits for Approve (or ApproveSignal) as
 //     long as ApprovalTimeout (24 h by default); no answer means denied.
 //     Pending lists the calls waiting. The agent's own Approver is not

@@ -340,7 +340,7 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 			return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.NotRun}}
 		}
 	}
-	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c}
+	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c, Chain: workflow.GetInfo(ctx).FirstRunID}
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
 			Error: tooLarge("the call with its arguments", n) + "; the tool did not run"}}
