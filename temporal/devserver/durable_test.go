@@ -286,7 +286,9 @@ func TestWorkerKilledDuringWrite(t *testing.T) {
 	}
 	done := time.Now()
 	got := records(t, record)
-	if len(got) != 4 || got[0] != "send" || !strings.HasPrefix(got[1], "crash-write/tool/1/") || got[2] != "worker1" {
+	// The key: the workflow ID, the chain's first run ID, the round and a
+	// hash of the call ID.
+	if len(got) != 4 || got[0] != "send" || !strings.HasPrefix(got[1], "crash-write/"+run.GetRunID()+"/tool/1/") || got[2] != "worker1" {
 		t.Errorf("tool executions %q, want the write once, on worker 1", got)
 	}
 	if len(res.ToolCalls) != 2 || res.ToolCalls[0].Outcome != onion.OutcomeUnknown || res.ToolCalls[1].Outcome != onion.Skipped {
