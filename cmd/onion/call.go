@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/mcp/mcpclient"
 )
 
 func callCommand() *command {
@@ -81,6 +82,9 @@ func callCommand() *command {
 		case errors.Is(err, errCallTimedOut):
 			fmt.Fprintf(os.Stderr, "onion call: %s was cut off after %v: give a longer -tool-timeout, or 0 for no limit\n", name, timeout)
 			return exitToolFailed
+		case errors.Is(err, mcpclient.ErrDeniedByServer):
+			fmt.Fprintf(os.Stderr, "onion call: %s was not run: the MCP server denied it: %v\n", name, err)
+			return exitDenied
 		case errors.Is(err, onion.ErrInvalidArguments):
 			fmt.Fprintf(os.Stderr, "onion call: %v\n", err)
 			return exitInvalidArgs

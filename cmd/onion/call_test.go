@@ -99,3 +99,17 @@ func TestFilesDeleteAsksInTheCommand(t *testing.T) {
 		t.Errorf("-approve delete_file: exit %d, stderr %q", got.code, got.stderr)
 	}
 }
+
+// TestCallDeniedByTheMCPServer: a call the MCP server denies (it needs
+// approval there, and this client cannot be asked) did not run: exit 5,
+// as a denial here is, not 4.
+func TestCallDeniedByTheMCPServer(t *testing.T) {
+	dir := t.TempDir()
+	got := cli{dir: dir}.onion(t, "call", "-mcp", bin+" serve -tools shell", "run_command", `{"command":"touch ran"}`)
+	if got.code != exitDenied || !strings.Contains(got.stderr, "the MCP server denied it") {
+		t.Errorf("exit %d, stderr %q; want %d, denied by the server", got.code, got.stderr, exitDenied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}

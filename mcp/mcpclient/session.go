@@ -195,6 +195,13 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 	return text, nil
 }
 
+// ErrDeniedByServer matches, with errors.Is, the error of a call that an
+// onion MCP server denied: the call needed approval there and did not get
+// it, so it did not run. For this agent's loop it is a failure like any
+// other (it was not this agent's user who said no); a program such as the
+// onion command can tell it apart.
+var ErrDeniedByServer = errors.New("mcpclient: the server denied the call")
+
 // resultError is the error of an isError result whose text is text. An
 // onion server says in the result's _meta when a write was cut off mid-call
 // on its side: the error then wraps onion.ErrOutcomeUnknown, so that this
@@ -204,7 +211,11 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 // is the server's, written for the model and passed on unchanged.
 func resultError(res *mcp.CallToolResult, text string) error {
 	o, reason := outcome.Of(res)
-	if o != onion.OutcomeUnknown {
+	switch o {
+	case onion.Denied:
+		return &plainError{text: text, wrapped: []error{ErrDeniedByServer}}
+	case onion.OutcomeUnknown:
+	default:
 		return errors.New(text)
 	}
 	if reason == "" {
