@@ -147,14 +147,17 @@ func (r *wrun) approve(ctx workflow.Context, c loop.Call) loop.Input {
 }
 
 // Pending returns the calls of the run workflowID that wait for approval,
-// in the order they began to wait.
+// in the order they began to wait. It is a Temporal query, answered by a
+// worker: while no worker of the run's task queue is alive it fails (or
+// waits for ctx), and the calls are still waiting.
 func Pending(ctx context.Context, c client.Client, workflowID string) ([]onion.Call, error) {
 	return query[[]onion.Call](ctx, c, workflowID, pendingQuery, "pending calls")
 }
 
 // Approve answers the call callID (the ID of a call Pending returned) of
 // the run workflowID: ok lets it run, false denies it. It returns once the
-// run has the answer. A call that does not wait for approval, or was
+// run has the answer, which needs a worker: while none is alive it waits
+// for one, up to ctx. A call that does not wait for approval, or was
 // already answered, is an error, and leaves no trace in the run's history.
 func Approve(ctx context.Context, c client.Client, workflowID, callID string, ok bool) error {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
