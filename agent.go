@@ -31,7 +31,10 @@ type Agent struct {
 	tools *Toolset
 	defs  []ToolDef // the tools as sent, built once
 	model LanguageModel
-	core  *loop.Loop // the rules of the loop, driven by Run and Stream
+	// provider is the prefix the model was named with ("anthropic" of
+	// "anthropic/claude-…"), when a registered provider opened it.
+	provider string
+	core     *loop.Loop // the rules of the loop, driven by Run and Stream
 }
 
 // Option configures an Agent. Pass options to NewAgent among the tools.
@@ -95,6 +98,12 @@ func defaultConfig() config {
 }
 
 // Model sets the model name. The default is $ONION_MODEL, else gpt-4o-mini.
+// A name whose prefix a provider package registered names that provider's
+// model: "anthropic/claude-sonnet-4-5" once package anthropic is imported
+// (as _ is enough), "gemini/gemini-2.5-flash" once package gemini is; the
+// provider reads its key from its own environment variable. A bare name,
+// or one whose prefix no imported package registered (such as
+// OpenRouter's "meta-llama/…"), is an OpenAI model as before.
 func Model(name string) Option {
 	return optionFunc(func(c *config) error { c.model = name; return nil })
 }
@@ -330,6 +339,15 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 	}
 	a := &Agent{name: name, cfg: cfg, tools: set}
+	if cfg.languageModel == nil {
+		if open, model, ok := loop.Lookup(cfg.model); ok {
+			m, err := open(model)
+			if err != nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: model %q: %w", name, cfg.model, err)
+			}
+			a.cfg.languageModel, a.cfg.model, a.provider = m, model, cfg.model[:len(cfg.model)-len(model)-1]
+		}
+	}
 	a.defs = make([]ToolDef, len(set.tools))
 	for i, t := range set.tools {
 		a.defs[i] = t.def()
@@ -339,7 +357,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 	}
 	a.core = core
-	a.model = cfg.languageModel
+	a.model = a.cfg.languageModel
 	if a.model == nil && cfg.client == nil && cfg.apiKey == "" && cfg.baseURL == "" {
 		a.model = ModelFunc(noModel)
 	}

@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/onionkit/onion/loop"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -291,7 +290,7 @@ func recordingClient(c *openai.Client) *openai.Client {
 // agent's retries; an error the server answered names the API and the URL,
 // with a hint for a 404.
 func modelError(err error, h *retryHint, api string) error {
-	me := &ModelError{Err: err, RetryAfter: h.after, Retryable: retryableNetwork(err)}
+	me := &ModelError{Err: err, RetryAfter: h.after, Retryable: loop.NetworkRetryable(err)}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
@@ -301,7 +300,7 @@ func modelError(err error, h *retryHint, api string) error {
 		me.StatusCode = reqErr.HTTPStatusCode
 	}
 	if me.StatusCode != 0 {
-		me.Retryable = me.StatusCode == http.StatusTooManyRequests || me.StatusCode >= 500
+		me.Retryable = loop.RetryableStatus(me.StatusCode)
 		if h.url != "" {
 			me.Err = fmt.Errorf("%s at %s: %w%s", api, h.url, err, notFoundHint(me.StatusCode, h.url, api))
 		}
@@ -321,17 +320,6 @@ func notFoundHint(status int, url, api string) string {
 		return " (the server may not serve the Responses API: use Chat Completions, without onion.ResponsesAPI or -responses)"
 	}
 	return " (check the base URL and the model's name)"
-}
-
-// retryableNetwork reports whether err is a network failure that may not
-// happen again: a lost connection, a reply cut short.
-func retryableNetwork(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "connection reset")
 }
 
 // retryAfterRecorder is the HTTP client of the built-in wire: it sends
@@ -410,28 +398,10 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if resp.StatusCode >= 400 {
-		h.after = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		h.after = loop.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	} else if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		h.tail = &tailBuffer{ReadCloser: resp.Body}
 		resp.Body = h.tail
 	}
 	return resp, err
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date. A
-// wait too long for a time.Duration is the longest one.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		if s >= math.MaxInt64/float64(time.Second) {
-			return math.MaxInt64
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }

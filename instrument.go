@@ -44,7 +44,7 @@ type RunInfo struct {
 	Agent        string    // the agent's name
 	RunID        string    // the run's ID
 	Model        string    // the model asked for
-	Provider     string    // "openai" for the built-in client, "" for a LanguageModel given with WithModel
+	Provider     string    // "openai" for the built-in client, the prefix of a registered provider's model name ("anthropic"), "" for a LanguageModel given with WithModel
 	Server       string    // the host (and port) of the endpoint, when the agent knows it
 	SystemPrompt string    // the agent's instructions
 	Prompt       string    // the run's prompt
@@ -65,7 +65,7 @@ func WithInstrument(in Instrument) Option {
 // RunInfo is what the agent tells its instruments of the run runID of
 // prompt, for a runtime other than Run and Stream.
 func (a *Agent) RunInfo(runID, prompt string) RunInfo {
-	info := RunInfo{Agent: a.name, RunID: runID, Model: a.cfg.model, SystemPrompt: a.cfg.systemPrompt, Prompt: prompt, Tools: a.defs}
+	info := RunInfo{Agent: a.name, RunID: runID, Model: a.cfg.model, Provider: a.provider, SystemPrompt: a.cfg.systemPrompt, Prompt: prompt, Tools: a.defs}
 	if a.cfg.languageModel == nil {
 		info.Provider = "openai"
 		switch {

@@ -61,18 +61,9 @@ func (a *Agent) generate(ctx context.Context, req *Request, emit func(Event)) (*
 // Retryable reports whether a failed model request, err being what
 // LanguageModel.Generate returned, may succeed if sent again, and how long
 // the server asked to wait first (its Retry-After; 0 when it did not say).
-// It is the rule an Agent retries by: a *ModelError says it itself (rate
-// limits and server errors yes, other client errors no); otherwise only a
-// network failure (a lost connection, a reply cut short) is, never the
-// caller's own cancellation or deadline. A runtime that retries model requests its own way uses it
-// to retry what an Agent would.
-func Retryable(err error) (retry bool, after time.Duration) {
-	var me *ModelError
-	if errors.As(err, &me) {
-		return me.Retryable, me.RetryAfter
-	}
-	return retryableNetwork(err), 0
-}
+// It is the rule an Agent retries by (see loop.Retryable). A runtime that
+// retries model requests its own way uses it to retry what an Agent would.
+func Retryable(err error) (retry bool, after time.Duration) { return loop.Retryable(err) }
 
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

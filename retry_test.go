@@ -56,7 +56,7 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Wed, 01 Dec 2100 00:00:00 GMT", time.Date(2100, 12, 1, 0, 0, 0, 0, time.UTC).Sub(now)},
 		{"Mon, 30 Nov 2026 00:00:00 GMT", 0},
 	} {
-		if got := parseRetryAfter(tc.header, now); got != tc.want {
+		if got := loop.ParseRetryAfter(tc.header, now); got != tc.want {
 			t.Errorf("Retry-After %q = %v, want %v", tc.header, got, tc.want)
 		}
 	}

@@ -56,6 +56,23 @@ type Message struct {
 	// ResponseID is the provider's ID of the response that produced an
 	// assistant message, for wires that can continue from it.
 	ResponseID string `json:"response_id,omitempty"`
+	// Images are pictures the message carries besides its text: on a user
+	// message, images in the prompt; on a tool message, images the tool
+	// returned, which the model is shown (each wire as its provider
+	// documents).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture in a message: its bytes with their MIME type, or a
+// URL the provider fetches itself.
+type Image struct {
+	// MIMEType is the type of Data, such as "image/png" or "image/jpeg".
+	MIMEType string `json:"mime_type,omitempty"`
+	// Data is the image's bytes (base64 in JSON); empty when URL is set.
+	Data []byte `json:"data,omitempty"`
+	// URL is where the image is, for a provider to fetch; empty when Data
+	// is set.
+	URL string `json:"url,omitempty"`
 }
 
 // MaxCallID bounds a tool call's ID. Providers give IDs of a few dozen
@@ -147,6 +164,10 @@ type Usage struct {
 	// CachedTokens are the prompt tokens served from the provider's cache,
 	// when it reports them.
 	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are the prompt tokens written to the provider's
+	// cache by this request, when it reports them (Anthropic does; OpenAI
+	// and Gemini cache on their own and report only reads).
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// ReasoningTokens are the completion tokens spent on reasoning, when
 	// the provider reports them.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
@@ -161,6 +182,7 @@ func (u *Usage) Add(o Usage) {
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
 	u.CachedTokens += o.CachedTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 	u.ReasoningTokens += o.ReasoningTokens
 	u.Requests += o.Requests
 }

@@ -1,0 +1,76 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/onionkit/onion/loop"
+)
+
+func TestRegisterLookup(t *testing.T) {
+	var got string
+	loop.Register("test-registry", func(model string) (loop.LanguageModel, error) {
+		got = model
+		return loop.ModelFunc(func(context.Context, *loop.Request, func(loop.Delta)) (*loop.Response, error) {
+			return &loop.Response{}, nil
+		}), nil
+	})
+	if !slices.Contains(loop.Providers(), "test-registry") {
+		t.Fatalf("Providers() = %v, want test-registry in it", loop.Providers())
+	}
+	open, model, ok := loop.Lookup("test-registry/some/model")
+	if !ok || model != "some/model" {
+		t.Fatalf("Lookup = %v %q, want ok and some/model", ok, model)
+	}
+	if _, err := open(model); err != nil || got != "some/model" {
+		t.Fatalf("open: %v, model %q", err, got)
+	}
+	for _, name := range []string{"gpt-4o-mini", "meta-llama/llama-3", "/x", ""} {
+		if _, _, ok := loop.Lookup(name); ok {
+			t.Errorf("Lookup(%q) found a provider", name)
+		}
+	}
+	for _, bad := range []string{"", "a/b", "test-registry"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%q) did not panic", bad)
+				}
+			}()
+			loop.Register(bad, func(string) (loop.LanguageModel, error) { return nil, nil })
+		}()
+	}
+}
+
+func TestRetryRule(t *testing.T) {
+	for status, want := range map[int]bool{429: true, 408: true, 500: true, 529: true, 400: false, 401: false, 404: false} {
+		if got := loop.RetryableStatus(status); got != want {
+			t.Errorf("RetryableStatus(%d) = %v", status, got)
+		}
+	}
+	if r, _ := loop.Retryable(context.Canceled); r {
+		t.Error("a cancelled request is retried")
+	}
+	if r, _ := loop.Retryable(io.ErrUnexpectedEOF); !r {
+		t.Error("a cut reply is not retried")
+	}
+	r, after := loop.Retryable(&loop.ModelError{StatusCode: 529, Retryable: true, RetryAfter: time.Second})
+	if !r || after != time.Second {
+		t.Errorf("ModelError: %v %v", r, after)
+	}
+	if r, _ := loop.Retryable(errors.New("bad request")); r {
+		t.Error("a plain error is retried")
+	}
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	if d := loop.ParseRetryAfter(now.Add(3*time.Second).Format(http.TimeFormat), now); d != 3*time.Second {
+		t.Errorf("HTTP date: %v", d)
+	}
+	if d := loop.ParseRetryAfter(" 2 ", now); d != 2*time.Second {
+		t.Errorf("seconds: %v", d)
+	}
+}
