@@ -223,7 +223,7 @@ type itemHead struct {
 // items of the Responses API.
 func outputItems(m Message) ([]json.RawMessage, bool) {
 	var items []json.RawMessage
-	if len(m.Items) == 0 || json.Unmarshal(m.Items, &items) != nil || len(items) == 0 {
+	if len(m.Items) == 0 || m.ItemsFrom != "" || json.Unmarshal(m.Items, &items) != nil || len(items) == 0 {
 		return nil, false
 	}
 	calls := make(map[string]bool, len(m.ToolCalls)) // call ID → sent

@@ -53,6 +53,10 @@ type Message struct {
 	// them instead of rebuilding them from the fields above; any other wire
 	// ignores them.
 	Items json.RawMessage `json:"items,omitempty"`
+	// ItemsFrom names the wire that wrote Items: "anthropic", "gemini",
+	// or "" for the Responses API (which wrote them before this field
+	// was added). A wire uses Items only when they are its own.
+	ItemsFrom string `json:"items_from,omitempty"`
 	// ResponseID is the provider's ID of the response that produced an
 	// assistant message, for wires that can continue from it.
 	ResponseID string `json:"response_id,omitempty"`
@@ -150,10 +154,15 @@ type Response struct {
 
 // Cut reports whether the reply was cut by the model's output token limit
 // (Chat Completions' finish_reason "length", the Responses API's
-// incomplete reason "max_output_tokens"): its text may stop mid-sentence
-// and its last tool call mid-arguments.
+// incomplete reason "max_output_tokens", Anthropic's stop_reason
+// "max_tokens", Gemini's finishReason "MAX_TOKENS"): its text may stop
+// mid-sentence and its last tool call mid-arguments.
 func (r *Response) Cut() bool {
-	return r.FinishReason == "length" || r.FinishReason == "max_output_tokens"
+	switch r.FinishReason {
+	case "length", "max_output_tokens", "max_tokens", "MAX_TOKENS":
+		return true
+	}
+	return false
 }
 
 // Usage counts tokens: of one response, or summed over a run.
