@@ -358,6 +358,11 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	}
 	a.core = core
 	a.model = a.cfg.languageModel
+	if tc, ok := a.model.(loop.ToolChecker); ok {
+		if err := tc.CheckTools(a.defs); err != nil {
+			return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
+		}
+	}
 	if a.model == nil && cfg.client == nil && cfg.apiKey == "" && cfg.baseURL == "" {
 		a.model = ModelFunc(noModel)
 	}

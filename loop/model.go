@@ -190,3 +190,13 @@ func Lookup(name string) (p Provider, model string, ok bool) {
 	providersMu.RUnlock()
 	return p, model, ok
 }
+
+// ToolChecker is a LanguageModel that can tell, before any request,
+// whether it can send an agent's tools: a provider whose API takes only a
+// subset of JSON Schema implements it, and an agent built with such a model
+// checks its tools once, when it is made, so that a schema the API would
+// refuse fails there with the tool and the keyword named, not at the first
+// request.
+type ToolChecker interface {
+	CheckTools(defs []ToolDef) error
+}
