@@ -84,8 +84,31 @@ func TestReadmeCodeIsChecked(t *testing.T) {
 	}
 }
 
-// docPackages are the packages whose doc comments TestDocSnippets checks.
-var docPackages = []string{".", "oniontest", "script", "loop", "builtin", "builtin/browser", "builtin/webfetch", "mcp/mcpclient", "mcp/mcpserver"}
+// docPackages are the directories of every package of the repository,
+// the nested modules' too, whose doc comments TestDocSnippets checks.
+func docPackages(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if files, _ := filepath.Glob(filepath.Join(path, "*.go")); len(files) > 0 {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
 
 // docTables are the blocks of package docs that are tables, not code, by
 // file and first line; each is held to the code by the test named.
@@ -135,7 +158,8 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked := 0
-	for _, dir := range docPackages {
+	dirs := docPackages(t)
+	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 		for _, file := range files {
 			if strings.HasSuffix(file, "_test.go") {
@@ -153,8 +177,8 @@ func TestDocSnippets(t *testing.T) {
 				if lines := strings.Split(strings.TrimSpace(block), "\n"); len(lines) == 1 && (strings.HasPrefix(lines[0], "//go:") || strings.HasPrefix(lines[0], "go ")) {
 					continue
 				}
-				if first, _, _ := strings.Cut(block, "\n"); slices.Contains(docTables[filepath.ToSlash(file)], first) {
-					continue
+				if first, _, _ := strings.Cut(block, "\n"); slices.Contains(docTables[filepath.ToSlash(file)], first) || !isGo(block) {
+					continue // a table, or shell commands (TestReadmeCommands in cmd/onion checks the command's)
 				}
 				if !regions[block] {
 					t.Errorf("%s: the package doc shows code that is not a copy of a tested region; put it in a test or example between snippet:name and end snippet:name lines and copy it as it is:\n%s", file, block)
@@ -163,8 +187,18 @@ func TestDocSnippets(t *testing.T) {
 		}
 	}
 	if checked < 6 {
-		t.Errorf("checked %d code blocks in the package docs of %v, want at least 6", checked, docPackages)
+		t.Errorf("checked %d code blocks in the package docs of %v, want at least 6", checked, dirs)
 	}
+}
+
+// isGo reports whether block is Go: declarations, or statements.
+func isGo(block string) bool {
+	fset := token.NewFileSet()
+	if _, err := parser.ParseFile(fset, "", "package p\n"+block, 0); err == nil {
+		return true
+	}
+	_, err := parser.ParseFile(fset, "", "package p\nfunc _() {\n"+block+"\n}", 0)
+	return err == nil
 }
 
 // docCodeBlocks returns the code blocks (tab-indented paragraphs) of a doc

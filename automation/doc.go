@@ -30,11 +30,32 @@
 // that were missed are skipped, never caught up in a burst.
 //
 // A program wires it up in four steps, since the tools need the scheduler
-// and the scheduler the agent:
+// and the scheduler the agent, as examples/automation does:
 //
-//	l, err := automation.NewLocal("automations.json", automation.Options{OnResult: report})
-//	defer l.Close()
-//	tools, err := automation.Tools(l, "assistant")
-//	agent, err := onion.NewAgent("assistant", tools, onion.Approver(ask))
-//	err = l.Start(agent)
+//	scheduler, err := automation.NewLocal(store, automation.Options{
+//		OnResult: func(ctx context.Context, a automation.Automation, res *onion.Result, err error) {
+//			if err != nil {
+//				fmt.Fprintf(out, "[%s] failed: %v\n", a.ID, err)
+//				return
+//			}
+//			fmt.Fprintf(out, "[%s] %s\n", a.ID, res.Output)
+//		},
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer scheduler.Close()
+//	tools, err := automation.Tools(scheduler, "assistant") // start_automation asks for approval
+//	if err != nil {
+//		return err
+//	}
+//	agent, err := onion.NewAgent("assistant", tools, SalesReport, model(),
+//		onion.Approver(onion.TerminalApprover(in, out)),
+//		onion.SystemPrompt(fmt.Sprintf("The user's time zone is %s; it is now %s.", zone, time.Now().Format(time.RFC1123))))
+//	if err != nil {
+//		return err
+//	}
+//	if err := scheduler.Start(agent); err != nil { // fires from now until Close
+//		return err
+//	}
 package automation
