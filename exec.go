@@ -201,5 +201,5 @@ func callArguments(args string) json.RawMessage {
 // toolCall is the loop's record of a call as a Result reports it.
 func toolCall(c loop.Call) ToolCall {
 	return ToolCall{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: c.Arguments, Output: c.Output, Error: c.Error,
-		Outcome: c.Outcome, Attempts: c.Attempts, Duration: c.Duration, Iteration: c.Iteration}
+		Outcome: c.Outcome, Attempts: c.Attempts, Duration: c.Duration, Iteration: c.Iteration, ApprovalWait: c.ApprovalWait}
 }

@@ -64,6 +64,9 @@ type ToolCall struct {
 	Attempts  int           `json:"attempts"`         // 0 when it never ran
 	Duration  time.Duration `json:"duration"`         // from start to outcome, approval included
 	Iteration int           `json:"iteration"`        // the round of tool calls, from 1
+	// ApprovalWait is the part of Duration spent waiting for approval:
+	// Duration minus ApprovalWait is how long the tool itself took.
+	ApprovalWait time.Duration `json:"approval_wait,omitempty"`
 }
 
 // Usage counts the tokens of a run's model requests (or of one Response):

@@ -443,6 +443,7 @@ func (l *Loop) begin(st *State, c *Call, now time.Time, out []Effect) []Effect {
 
 func (l *Loop) approval(st *State, c *Call, a Approval, now time.Time) []Effect {
 	var out []Effect
+	c.ApprovalWait = durationSince(c.Started, now)
 	switch {
 	case st.Stopping != nil:
 		out = l.end(st, c, Skipped, stoppedText, st.Stopping.why(), now, out)

@@ -238,8 +238,8 @@ func TestApprovalGranted(t *testing.T) {
 	r.reply("refund")
 	expect(t, "granted", r.step(loop.Input{Approval: &loop.Approval{CallID: "c0", Granted: true}}), "run c0#1")
 	r.ok("c0")
-	if c := r.call("c0"); c.Outcome != loop.Succeeded || c.Duration != 2*time.Second {
-		t.Errorf("call %+v: the duration counts the approval", c)
+	if c := r.call("c0"); c.Outcome != loop.Succeeded || c.Duration != 2*time.Second || c.ApprovalWait != time.Second {
+		t.Errorf("call %+v: the duration counts the approval, and ApprovalWait is its part", c)
 	}
 }
 

@@ -107,6 +107,9 @@ type Call struct {
 	Error string `json:"error,omitempty"`
 	// Duration is from Started to the outcome, approval included.
 	Duration time.Duration `json:"duration,omitempty"`
+	// ApprovalWait is the part of Duration spent waiting for approval;
+	// Duration minus ApprovalWait is how long the tool took.
+	ApprovalWait time.Duration `json:"approval_wait,omitempty"`
 }
 
 // Result is the answer of a run and what happened on the way.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,7 +52,7 @@ func runCommand() *command {
 			err = saveHistory(s.conv, mf.session)
 		}
 		if asJSON && res != nil {
-			b, jerr := json.MarshalIndent(res, "", "  ")
+			b, jerr := resultJSON(res)
 			if jerr != nil {
 				return fail(c.name, jerr)
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 	"github.com/sashabaranov/go-openai"
@@ -63,12 +64,42 @@ func TestRunJSON(t *testing.T) {
 	if got.code != 0 {
 		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
 	}
-	var res onion.Result
+	var res struct {
+		onion.Result
+		ToolCalls []struct {
+			onion.ToolCall
+			Duration string `json:"duration"`
+		} `json:"tool_calls"`
+	}
 	if err := json.Unmarshal([]byte(got.stdout), &res); err != nil {
 		t.Fatalf("stdout is not a Result: %v\n%s", err, got.stdout)
 	}
 	if res.Output != "Your list is empty." || res.StopReason != onion.StopNatural || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Succeeded || res.ToolCalls[0].Output != "[]" {
 		t.Errorf("result %+v", res)
+	}
+	// Durations are for people: "1.2ms", not 1200000.
+	if d, err := time.ParseDuration(res.ToolCalls[0].Duration); err != nil || d <= 0 {
+		t.Errorf("duration %q: %v; want a Go duration such as 1.2ms\n%s", res.ToolCalls[0].Duration, err, got.stdout)
+	}
+}
+
+// TestFinishedLeavesOutTheApprovalWait: "succeeded in" is the tool's own
+// time; the wait for approval is said apart, and a denial took the wait.
+func TestFinishedLeavesOutTheApprovalWait(t *testing.T) {
+	for _, tc := range []struct {
+		call onion.ToolCall
+		want string
+	}{
+		{onion.ToolCall{Name: "delete_file", Outcome: onion.Succeeded, Duration: 2060 * time.Millisecond, ApprovalWait: 2 * time.Second}, "← delete_file succeeded in 60ms (after 2s waiting for approval)\n"},
+		{onion.ToolCall{Name: "delete_file", Outcome: onion.Denied, Duration: 3 * time.Second, ApprovalWait: 3 * time.Second}, "← delete_file denied in 3s\n"},
+		{onion.ToolCall{Name: "list", Outcome: onion.Succeeded, Duration: 5 * time.Millisecond}, "← list succeeded in 5ms\n"},
+	} {
+		var b strings.Builder
+		s := &status{w: &b}
+		s.finished(&tc.call)
+		if b.String() != tc.want {
+			t.Errorf("finished(%+v) = %q, want %q", tc.call, b.String(), tc.want)
+		}
 	}
 }
 

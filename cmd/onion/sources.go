@@ -53,6 +53,21 @@ type sources struct {
 	scriptHeaders repeated
 	mcpTimeout    time.Duration
 	toolTimeout   time.Duration
+
+	// servers are the MCP servers load connected, for what their tools'
+	// listings say (ServerApproves).
+	servers []*mcpclient.Server
+}
+
+// serverApproves reports whether the MCP server that offers the tool
+// named name asks its own user before it runs.
+func (s *sources) serverApproves(name string) bool {
+	for _, srv := range s.servers {
+		if srv.ServerApproves(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultMCPTimeout is how long an -mcp server may take to start, answer
@@ -184,6 +199,7 @@ func (s *sources) load(ctx context.Context, opts ...onion.Option) (*onion.Agent,
 		// Two tools of one name, or a flag's value the agent refuses.
 		return abort(usageError{err})
 	}
+	s.servers = servers
 	return agent, nil
 }
 

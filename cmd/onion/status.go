@@ -130,9 +130,17 @@ func (s *status) started(c *onion.ToolCall) {
 	s.printf("→ %s %s\n", c.Name, short(compactJSON(c.Arguments), 80))
 }
 
-// finished says how a tool call ended and how long it took.
+// finished says how a tool call ended and how long it took: the tool's
+// own time, without the time the approval took, which is said apart.
 func (s *status) finished(c *onion.ToolCall) {
-	line := fmt.Sprintf("← %s %s in %s", c.Name, c.Outcome, roundDuration(c.Duration))
+	took := c.Duration - c.ApprovalWait
+	if c.Outcome == onion.Denied {
+		took = c.Duration // it never ran: the wait is all there was
+	}
+	line := fmt.Sprintf("← %s %s in %s", c.Name, c.Outcome, roundDuration(took))
+	if c.ApprovalWait > 0 && c.Outcome != onion.Denied {
+		line += fmt.Sprintf(" (after %s waiting for approval)", roundDuration(c.ApprovalWait))
+	}
 	if c.Error != "" {
 		line += ": " + short(c.Error, 160)
 	}

@@ -37,7 +37,7 @@ func toolsCommand() *command {
 			return fail(c.name, err)
 		}
 		defer agent.Close()
-		descs := describe(ctx, agent.Tools())
+		descs := describe(ctx, agent.Tools(), src.serverApproves)
 		if asJSON {
 			b, err := json.MarshalIndent(descs, "", "  ")
 			if err != nil {
@@ -68,14 +68,15 @@ type toolDesc struct {
 	Description string          `json:"description"`
 	Intent      onion.Intent    `json:"intent"`
 	Idempotent  bool            `json:"idempotent"`
-	Approval    string          `json:"approval"` // "required" or "none"
+	Approval    string          `json:"approval"` // "required", "by the server" or "none"
 	Signature   string          `json:"signature"`
 	Parameters  json.RawMessage `json:"parameters"` // the JSON Schema sent to the model
 }
 
 // describe lists the tools of ts, in their order, with exactly the
-// description and schema the model is sent.
-func describe(ctx context.Context, ts *onion.Toolset) []toolDesc {
+// description and schema the model is sent. serverApproves tells the
+// tools of an MCP server that asks its own user before they run.
+func describe(ctx context.Context, ts *onion.Toolset, serverApproves func(name string) bool) []toolDesc {
 	descs := make([]toolDesc, 0, ts.Len())
 	for _, t := range ts.All() {
 		def := t.Definition()
@@ -86,8 +87,11 @@ func describe(ctx context.Context, ts *onion.Toolset) []toolDesc {
 		// Approval depends on the call for an ApproveIf tool: this is the
 		// answer for a call with no arguments.
 		approval := "none"
-		if t.NeedsApproval(ctx, onion.Call{Name: t.Name(), Intent: t.Intent(), Arguments: json.RawMessage("{}")}) {
+		switch {
+		case t.NeedsApproval(ctx, onion.Call{Name: t.Name(), Intent: t.Intent(), Arguments: json.RawMessage("{}")}):
 			approval = "required"
+		case serverApproves(t.Name()):
+			approval = "by the server"
 		}
 		descs = append(descs, toolDesc{
 			Name:        def.Function.Name,

@@ -103,6 +103,19 @@ func TestToolsUsage(t *testing.T) {
 	}
 }
 
+// TestToolsApprovedByTheServer: a tool its onion MCP server asks about
+// before it runs shows so, not as "approval none" (this client cannot be
+// asked, so the server denies such calls without an approver of its own).
+func TestToolsApprovedByTheServer(t *testing.T) {
+	got := cli{dir: t.TempDir()}.onion(t, "tools", "-mcp", bin+" serve -tools files")
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	if !strings.Contains(got.stdout, "delete_file  (delete, approval by the server)") || !strings.Contains(got.stdout, "read_file  (read, approval none)") {
+		t.Errorf("stdout %q; want delete_file approved by the server", got.stdout)
+	}
+}
+
 // TestMCPSource lists the tools of an MCP server started with -mcp: this
 // very command serving the todo list.
 func TestMCPSource(t *testing.T) {

@@ -65,6 +65,13 @@ type Server struct {
 	session *session
 }
 
+// ServerApproves reports whether the server asks its own user before the
+// tool named tool (its onion name, as in Tools) runs: an onion server says
+// so in the tool's listing. A client that cannot be asked through
+// elicitation, as this one, then sees such a call denied by the server
+// (ErrDeniedByServer) unless the server has an approver of its own.
+func (s *Server) ServerApproves(tool string) bool { return s.session.approves[tool] }
+
 // Close ends the session with the server, and for a command the server's
 // whole process group. Only the first call does anything.
 func (s *Server) Close() error { return s.session.Close() }

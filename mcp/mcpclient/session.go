@@ -26,6 +26,9 @@ type session struct {
 	gone   chan struct{} // closed when the connection has ended
 	broken atomic.Bool   // a call saw the connection fail
 	once   sync.Once
+	// approves names the tools (by their onion names) whose server asks
+	// its own user before they run; written while listing, read after.
+	approves map[string]bool
 }
 
 func newSession(cs *mcp.ClientSession, server string) *session {
@@ -105,6 +108,12 @@ func (s *session) wrap(t *mcp.Tool, rawSchema json.RawMessage, names map[string]
 	}
 	remote := t.Name
 	name := uniqueName(t.Name, names)
+	if said, _ := t.Meta[outcome.ApprovalKey].(string); said == "required" {
+		if s.approves == nil {
+			s.approves = map[string]bool{}
+		}
+		s.approves[name] = true
+	}
 	tool, err := onion.NewRawTool(name, schema, func(ctx context.Context, args json.RawMessage) (any, error) {
 		return s.call(ctx, remote, args)
 	}, opts...)

@@ -62,7 +62,9 @@
 // within ApprovalTimeout all deny the call: it does not run, and the result is an error with the
 // loop's words (onion.DeniedText). Approver lets the program decide
 // instead. Either way the decision reaches onion.RunCall as its
-// CallConfig.Approver.
+// CallConfig.Approver. The tool's tools/list entry says so in its _meta,
+// "io.github.onionkit/approval": "required", so that an onion client
+// (mcpclient's ServerApproves, onion tools -mcp) can show who approves it.
 //
 // ServeStdio is the whole main of a stdio server:
 //

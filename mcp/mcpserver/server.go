@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,9 @@ func addTool(s *mcp.Server, t *onion.Tool, g *gate, timeout time.Duration) (err 
 		InputSchema: json.RawMessage(schema),
 		Annotations: annotations(t),
 		Meta:        mcp.Meta{outcome.IntentKey: string(t.Intent())},
+	}
+	if t.NeedsApproval(context.Background(), onion.Call{Name: t.Name(), Intent: t.Intent(), Arguments: json.RawMessage("{}")}) {
+		mt.Meta[outcome.ApprovalKey] = "required"
 	}
 	if out != nil {
 		mt.OutputSchema = out

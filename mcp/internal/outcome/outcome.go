@@ -26,6 +26,10 @@ const (
 	// exists is destructive), so an onion client reads the write back from
 	// here.
 	IntentKey = "io.github.onionkit/intent"
+	// ApprovalKey says, in the _meta of an onion tool's tools/list entry,
+	// that the server asks its own user before the tool runs ("required"):
+	// a client without elicitation then sees such a call denied there.
+	ApprovalKey = "io.github.onionkit/approval"
 )
 
 // Set records o and reason in res's _meta, keeping any other keys.
