@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // snippetRE finds the README's code blocks that are copies of code that is
@@ -286,4 +288,27 @@ func dedent(lines []string) string {
 		b.WriteString(l + "\n")
 	}
 	return b.String()
+}
+
+// TestReadmeFirstPage keeps the README's first page, up to the second
+// section, on one screen, and holds what a newcomer needs on it: a tool, a
+// direct call, a run with a model, a conversation, and the system prompt
+// line onion adds.
+func TestReadmeFirstPage(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, ok := strings.Cut(string(readme), "\n## The onion command")
+	if !ok {
+		t.Fatal("no section The onion command")
+	}
+	if n := strings.Count(first, "\n"); n > 62 {
+		t.Errorf("the first page is %d lines, more than a screen (62)", n)
+	}
+	for _, want := range []string{"## The first ten minutes", "tool.Call(", "agent.Input(", "agent.NewConversation()", "onion.ErrNoModel", loop.SafetyNote} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first page does not show %q", want)
+		}
+	}
 }
