@@ -34,6 +34,8 @@ type Agent struct {
 	// provider is the prefix the model was named with ("anthropic" of
 	// "anthropic/claude-…"), when a registered provider opened it.
 	provider string
+	// subs are the agents among its tools (see agentTool).
+	subs []*Agent
 	core     *loop.Loop // the rules of the loop, driven by Run and Stream
 }
 
@@ -74,6 +76,8 @@ type config struct {
 	compactAfter    int
 	compactStrategy CompactStrategy
 	tokenBudget     int // see TokenBudget; 0: none
+	// description is the agent's, as a tool of other agents (Description).
+	description string
 }
 
 func defaultConfig() config {
@@ -296,6 +300,7 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		}
 	}
 	var tools, fromInstances []*Tool
+	var subs []*Agent
 	used := map[string]bool{}
 	for i, item := range items {
 		if o, ok := item.(Option); ok {
@@ -305,6 +310,18 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			continue
 		}
 		if _, ok := item.(methodOption); ok {
+			continue
+		}
+		if sub, ok := item.(*Agent); ok {
+			if sub == nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: item %d: a nil *Agent", name, i)
+			}
+			t, err := agentTool(sub)
+			if err != nil {
+				return nil, fmt.Errorf("onion.NewAgent %q: item %d: %w", name, i, err)
+			}
+			tools = append(tools, t)
+			subs = append(subs, sub)
 			continue
 		}
 		opts, instance := methodsOf(item, methods)
@@ -338,7 +355,10 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 	}
-	a := &Agent{name: name, cfg: cfg, tools: set}
+	if err := checkAgents(name, subs); err != nil {
+		return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
+	}
+	a := &Agent{name: name, cfg: cfg, tools: set, subs: subs}
 	if cfg.languageModel == nil {
 		if open, model, ok := loop.Lookup(cfg.model); ok {
 			m, err := open(model)

@@ -35,7 +35,12 @@ func TerminalApprover(in io.Reader, out io.Writer) func(ctx context.Context, c C
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(out, "The agent wants to run %s (%s) with %s\nAllow? [y/N] ", visible.String(c.Name), visible.String(string(c.Intent)), args)
+		who := "The agent"
+		if len(c.Agents) > 0 {
+			// A call inside an agent given as a tool: say whose.
+			who = "The agent " + visible.String(strings.Join(c.Agents, " → "))
+		}
+		fmt.Fprintf(out, "%s wants to run %s (%s) with %s\nAllow? [y/N] ", who, visible.String(c.Name), visible.String(string(c.Intent)), args)
 		if !reading {
 			reading = true
 			go func() {

@@ -52,6 +52,11 @@ type Call struct {
 	// IdempotencyKey stays the same across every attempt of this call: pass
 	// it to the downstream API so that a retried write cannot happen twice.
 	IdempotencyKey string `json:"idempotency_key"`
+	// Agents is the path of agents whose run makes the call, from the
+	// outermost down ("lead", "reader"), when the call is inside an agent
+	// given as a tool: what an approver shows, since the outermost run's
+	// approver decides it. Empty for a run's own calls.
+	Agents []string `json:"agents,omitempty"`
 }
 
 type callKey struct{}

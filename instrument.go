@@ -162,13 +162,13 @@ func (ins instruments) EndTool(ctx context.Context, c ToolCall) {
 // The runtime's calls into the instruments, each a no-op without one.
 
 func (r *liveRun) startRun(prompt string) {
-	for _, in := range r.a.cfg.instruments {
+	for _, in := range r.instruments() {
 		r.ctx = in.StartRun(r.ctx, r.a.RunInfo(r.st.RunID, prompt))
 	}
 }
 
 func (r *liveRun) endRun(res *Result, err error) {
-	ins := r.a.cfg.instruments
+	ins := r.instruments()
 	for i := len(ins) - 1; i >= 0; i-- {
 		ins[i].EndRun(r.ctx, res, err)
 	}
@@ -176,14 +176,14 @@ func (r *liveRun) endRun(res *Result, err error) {
 
 func (r *liveRun) startModel(req *Request) context.Context {
 	ctx := r.ctx
-	for _, in := range r.a.cfg.instruments {
+	for _, in := range r.instruments() {
 		ctx = in.StartModel(ctx, req)
 	}
 	return ctx
 }
 
 func (r *liveRun) endModel(ctx context.Context, resp *Response, err error) {
-	ins := r.a.cfg.instruments
+	ins := r.instruments()
 	for i := len(ins) - 1; i >= 0; i-- {
 		ins[i].EndModel(ctx, resp, err)
 	}
@@ -204,11 +204,11 @@ func (r *liveRun) toolCtx(id string) context.Context {
 }
 
 func (r *liveRun) startTool(tc ToolCall) {
-	if len(r.a.cfg.instruments) == 0 {
+	if len(r.instruments()) == 0 {
 		return
 	}
 	ctx := r.ctx
-	for _, in := range r.a.cfg.instruments {
+	for _, in := range r.instruments() {
 		ctx = in.StartTool(ctx, tc)
 	}
 	if r.tools == nil {
@@ -218,7 +218,7 @@ func (r *liveRun) startTool(tc ToolCall) {
 }
 
 func (r *liveRun) endTool(tc ToolCall) {
-	if len(r.a.cfg.instruments) == 0 {
+	if len(r.instruments()) == 0 {
 		return
 	}
 	ctx, ok := r.tools[tc.ID]
@@ -227,7 +227,7 @@ func (r *liveRun) endTool(tc ToolCall) {
 		ctx = r.tools[tc.ID]
 	}
 	delete(r.tools, tc.ID)
-	ins := r.a.cfg.instruments
+	ins := r.instruments()
 	for i := len(ins) - 1; i >= 0; i-- {
 		ins[i].EndTool(ctx, tc)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ func (a *Agent) run(ctx context.Context, history []Message, prompt string, event
 // runWith is run, with the final answer held to ans's type when ans is
 // not nil (see Ask).
 func (a *Agent) runWith(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun) (*Result, runTurn, error) {
+	return a.runIn(ctx, history, prompt, events, ans, nil)
+}
+
+// runIn is runWith, as a sub-run of the run parent names when parent is
+// not nil (see agentTool).
+func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun, parent *parentRun) (*Result, runTurn, error) {
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	runID, seed := hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:])
@@ -42,10 +49,21 @@ func (a *Agent) runWith(ctx context.Context, history []Message, prompt string, e
 	} else {
 		st, effects = a.core.Start(runID, seed, history, prompt)
 	}
-	r := &liveRun{a: a, ctx: ctx, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans}
+	r := &liveRun{a: a, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans, parent: parent}
+	r.ctx = context.WithValue(ctx, runKey{}, r)
 	r.g.SetLimit(a.cfg.maxParallel)
 	r.startRun(prompt)
 	res, err := r.drive(effects)
+	if by := r.subs.sum(); by != nil && res != nil {
+		// The sub-runs' requests count in this run's usage; each agent's
+		// own are in the breakdown.
+		own := res.Usage
+		for _, u := range by {
+			res.Usage.Add(u)
+		}
+		by[strings.Join(r.path(), "/")] = own
+		res.ByAgent = by
+	}
 	r.endRun(res, err)
 	var turn runTurn
 	if err == nil {
@@ -92,6 +110,8 @@ type liveRun struct {
 	result   *loop.Result
 	tools    map[string]context.Context // the contexts of the calls started, by ID, with instruments
 	answer   *answerRun                 // the typed answer of Ask, nil for Run and Stream
+	parent   *parentRun                 // the run this one is a task of, nil for a run of its own
+	subs     subUsage                   // the usage of the runs this one handed tasks to
 }
 
 func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
@@ -248,12 +268,19 @@ func (r *liveRun) askModel(req *Request, summary bool) {
 }
 
 // call is the Call a tool and an approver see for c.
-func (r *liveRun) call(c loop.Call) Call { return CallOf(r.st.RunID, c) }
+func (r *liveRun) call(c loop.Call) Call {
+	call := CallOf(r.st.RunID, c)
+	if r.parent != nil {
+		call.Agents = r.path()
+	}
+	return call
+}
 
 func (r *liveRun) approve(c loop.Call) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
 	cfg := r.a.CallConfig()
+	cfg.Approver = r.approver()
 	ctx := r.toolCtx(c.ID)
 	r.inflight++
 	r.g.Go(func() error {
@@ -346,10 +373,10 @@ func (r *liveRun) emit(e loop.Effect) {
 			slog.Int("tool_results", c.ToolResults), slog.Int("summarized", c.Summarized))
 		r.send(Event{Kind: EventCompacted, Iteration: e.Iteration, Compaction: &c})
 	case loop.EventToolStarted:
-		tc := toolCall(e.Call)
+		tc := r.toolCall(e.Call)
 		r.startTool(tc)
 		if !r.hooksOff {
-			for _, h := range a.cfg.hooks {
+			for _, h := range r.hooks() {
 				if h.BeforeTool != nil {
 					if err := h.BeforeTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc, RunUsage: r.st.Result.Usage}); err != nil {
 						r.fail(fmt.Errorf("onion: BeforeTool hook: %w", err))
@@ -360,7 +387,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		}
 		r.sendCall(EventToolStarted, tc)
 	case loop.EventToolFinished:
-		tc := toolCall(e.Call)
+		tc := r.toolCall(e.Call)
 		r.endTool(tc)
 		if a.cfg.logger.Enabled(r.ctx, slog.LevelInfo) {
 			attrs := []slog.Attr{slog.String("agent", a.name), slog.String("run", r.st.RunID), slog.String("tool", tc.Name),
@@ -373,7 +400,7 @@ func (r *liveRun) emit(e loop.Effect) {
 		}
 		r.sendCall(EventToolFinished, tc)
 		if !r.hooksOff {
-			for _, h := range a.cfg.hooks {
+			for _, h := range r.hooks() {
 				if h.AfterTool != nil {
 					if err := h.AfterTool(r.ctx, ToolEvent{RunID: r.st.RunID, Call: tc, RunUsage: r.st.Result.Usage}); err != nil {
 						r.fail(fmt.Errorf("onion: AfterTool hook: %w", err))
@@ -385,10 +412,24 @@ func (r *liveRun) emit(e loop.Effect) {
 	}
 }
 
+// sendCall reports a tool call: to the run's stream, or for a sub-run to
+// the outermost stream, as a call of the path of agents (tc.Agents).
 func (r *liveRun) sendCall(kind EventKind, tc ToolCall) {
-	if r.events != nil {
+	switch {
+	case r.events != nil:
 		r.events <- Event{Kind: kind, Iteration: tc.Iteration, Call: &tc}
+	case r.parent != nil && r.parent.events != nil:
+		r.parent.events <- Event{Kind: kind, Iteration: tc.Iteration, Call: &tc}
 	}
+}
+
+// toolCall is the ToolCall that events and hooks report for c.
+func (r *liveRun) toolCall(c loop.Call) ToolCall {
+	tc := toolCall(c)
+	if r.parent != nil {
+		tc.Agents = r.path()
+	}
+	return tc
 }
 
 func (r *liveRun) send(e Event) {

@@ -67,6 +67,10 @@ type ToolCall struct {
 	// ApprovalWait is the part of Duration spent waiting for approval:
 	// Duration minus ApprovalWait is how long the tool itself took.
 	ApprovalWait time.Duration `json:"approval_wait,omitempty"`
+	// Agents is the path of agents whose run made the call, from the
+	// outermost down ("lead", "reader"), for a call of an agent given as a
+	// tool, as events and hooks report it; empty for the run's own calls.
+	Agents []string `json:"agents,omitempty"`
 }
 
 // Usage counts the tokens of a run's model requests (or of one Response):
@@ -83,6 +87,11 @@ type Result struct {
 	Usage      Usage      `json:"usage"`       // summed over the run's model requests
 	// Compactions are the run's compactions, in order (see CompactAfter).
 	Compactions []Compaction `json:"compactions,omitempty"`
+	// ByAgent breaks Usage down by agent when the run handed tasks to
+	// agents given as tools: each agent's own requests, keyed by its path
+	// from this run's agent down, joined by "/" ("lead", "lead/reader").
+	// Usage is their sum. Nil when no sub-agent ran.
+	ByAgent map[string]Usage `json:"by_agent,omitempty"`
 }
 
 // EventKind names what an Event reports.

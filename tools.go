@@ -73,8 +73,21 @@ func Name(name string) ToolOption {
 
 // Description sets the tool's description, instead of the first paragraph of
 // the Go doc comment; the text is sent as it is given.
-func Description(text string) ToolOption {
-	return toolOptionFunc(func(c *toolConfig) { c.description = text })
+//
+// Given to NewAgent, it describes the agent as a tool of other agents:
+// what the agent is for, which a lead's model reads to decide when to hand
+// it a task.
+func Description(text string) ToolOption { return description(text) }
+
+// description is the option Description makes: for a tool, and for an
+// agent given as a tool.
+type description string
+
+func (d description) applyTool(c *toolConfig) { c.description = string(d) }
+
+func (d description) applyAgent(c *config) error {
+	c.description = string(d)
+	return nil
 }
 
 // Idempotent marks a write as safe to run again with the same call: the

@@ -1,9 +1,12 @@
-// Research shows an agent that searches the web and reads pages in bounded
-// rounds, and answers follow-up questions in the same conversation. It uses
-// the built-in web_search and web_fetch tools; at most four rounds of tool
-// calls are made per question (onion.MaxIterations), after which the model
-// must answer from what it has. The system prompt tells it to report what
-// failed instead of filling gaps from memory.
+// Research shows a lead agent that searches the web and hands the reading
+// to a reader, an agent of its own given to the lead as a tool, and answers
+// follow-up questions in the same conversation. The lead has web_search and
+// the reader; the reader alone has web_fetch, with its own system prompt
+// and round cap, and sees only the task the lead writes for it. At most
+// four rounds of tool calls are made per question (onion.MaxIterations),
+// after which the model must answer from what it has. Both system prompts
+// ask to report what failed instead of filling gaps from memory. The
+// reader's calls show, under the lead's, through the lead's hooks.
 //
 // The search provider comes from the environment (see builtin.SearchFromEnv):
 // SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY. Questions are the arguments,
@@ -28,9 +31,12 @@ import (
 	"github.com/onionkit/onion/builtin/webfetch"
 )
 
-const systemPrompt = `You answer research questions using web_search and web_fetch.
-Search first, then fetch the most relevant pages and answer from what they say, citing their URLs.
-If a search or a fetch fails, or the pages do not answer the question, say exactly that: never invent facts, URLs or quotes.`
+const systemPrompt = `You answer research questions using web_search and the reader.
+Search first, then give the reader the most relevant URLs and the question, and answer from what it reports, citing the URLs.
+If a search or a reading fails, or the pages do not answer the question, say exactly that: never invent facts, URLs or quotes.`
+
+const readerPrompt = `You read the web pages named in the task with web_fetch and report what they say about the task's question, citing each URL.
+If a page cannot be fetched, say so with the error. Never add what the pages do not say.`
 
 // config holds the tools the program runs with, which a test replaces with
 // ones pointed at loopback servers.
@@ -64,9 +70,25 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
-	agent, err := onion.NewAgent("research", cfg.search, cfg.fetch,
+	reader, err := onion.NewAgent("reader", cfg.fetch,
+		onion.Description("Reads the web pages named in the task and reports what they say about its question, citing URLs. Give it the URLs and the question."),
 		onion.MaxIterations(4),
-		onion.SystemPrompt(systemPrompt))
+		onion.SystemPrompt(readerPrompt))
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	// The reader's calls reach the lead's hooks with the path of agents.
+	showInner := onion.Hooks{AfterTool: func(ctx context.Context, e onion.ToolEvent) error {
+		if len(e.Call.Agents) > 0 {
+			fmt.Fprintf(out, "  [%s → %s]\n", strings.Join(e.Call.Agents[1:], " → "), callLine(e.Call))
+		}
+		return nil
+	}}
+	agent, err := onion.NewAgent("research", cfg.search, reader,
+		onion.MaxIterations(4),
+		onion.SystemPrompt(systemPrompt),
+		onion.WithHooks(showInner))
 	if err != nil {
 		return err
 	}
@@ -74,17 +96,14 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 	conv := agent.NewConversation() // follow-ups see the earlier questions and answers
 
 	ask := func(q string) error {
+		fmt.Fprintf(out, "(working on %q)\n", q)
 		res, err := conv.Run(ctx, q)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "> %s\n", q)
 		for _, c := range res.ToolCalls {
-			line := fmt.Sprintf("  [%s %s: %s]", c.Name, c.Arguments, c.Outcome)
-			if c.Error != "" {
-				line += " " + firstLine(c.Error)
-			}
-			fmt.Fprintln(out, line)
+			fmt.Fprintf(out, "  [%s]\n", callLine(c))
 		}
 		fmt.Fprintf(out, "%s\n(%d rounds of tools, stopped: %s)\n\n", res.Output, res.Iterations, res.StopReason)
 		return nil
@@ -109,6 +128,15 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 		}
 	}
 	return sc.Err()
+}
+
+// callLine is a tool call on one line: its name, arguments and outcome.
+func callLine(c onion.ToolCall) string {
+	line := fmt.Sprintf("%s %s: %s", c.Name, c.Arguments, c.Outcome)
+	if c.Error != "" {
+		line += " " + firstLine(c.Error)
+	}
+	return line
 }
 
 func firstLine(s string) string {

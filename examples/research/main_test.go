@@ -43,13 +43,20 @@ func web(t *testing.T) *httptest.Server {
 func TestResearch(t *testing.T) {
 	w := web(t)
 	questions := []string{"How many layers does an onion have?", "And what are the layers, botanically? See the glossary too."}
+	// The lead and the reader share one model server: its steps go in the
+	// order the two agents ask.
 	s := oniontest.NewServer(t,
-		// Question 1: search, read the page, answer.
+		// Question 1: the lead searches, hands the page to the reader, which
+		// fetches it and reports; the lead answers.
 		oniontest.ToolCalls(oniontest.Call("web_search", `{"query":"onion layers"}`)),
+		oniontest.ToolCalls(oniontest.Call("reader", `{"task":"How many layers does an onion have? Read `+w.URL+`/onions"}`)),
 		oniontest.ToolCalls(oniontest.Call("web_fetch", `{"url":"`+w.URL+`/onions"}`)),
+		oniontest.Text("Between eight and fifteen layers, by size ("+w.URL+"/onions)."),
 		oniontest.Text("Eight to fifteen, by size ("+w.URL+"/onions)."),
-		// Question 2: a page that does not exist; the model says so.
+		// Question 2: a page that does not exist; the reader, then the lead, say so.
+		oniontest.ToolCalls(oniontest.Call("reader", `{"task":"What are onion layers, botanically? Read `+w.URL+`/glossary"}`)),
 		oniontest.ToolCalls(oniontest.Call("web_fetch", `{"url":"`+w.URL+`/glossary"}`)),
+		oniontest.Text("The glossary could not be fetched (HTTP 404)."),
 		oniontest.Text("They are modified leaves; the glossary could not be fetched (HTTP 404)."),
 	)
 	t.Setenv("OPENAI_BASE_URL", s.URL())
@@ -64,12 +71,12 @@ func TestResearch(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"> " + questions[0] + "\n",
+		"  [reader → web_fetch {\"url\":\"" + w.URL + "/onions\"}: succeeded]\n> " + questions[0] + "\n",
 		`  [web_search {"query":"onion layers"}: succeeded]`,
-		`  [web_fetch {"url":"` + w.URL + `/onions"}: succeeded]`,
+		`  [reader {"task":"How many layers does an onion have? Read ` + w.URL + `/onions"}: succeeded]`,
 		"Eight to fifteen, by size (" + w.URL + "/onions).\n(2 rounds of tools, stopped: natural)",
+		"  [reader → web_fetch {\"url\":\"" + w.URL + "/glossary\"}: failed fetch " + w.URL + "/glossary: the server answered 404",
 		"> " + questions[1] + "\n",
-		`  [web_fetch {"url":"` + w.URL + `/glossary"}: failed] `,
 		"the glossary could not be fetched (HTTP 404).\n(1 rounds of tools, stopped: natural)",
 	} {
 		if !strings.Contains(got, want) {
@@ -78,19 +85,24 @@ func TestResearch(t *testing.T) {
 	}
 
 	reqs := s.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d requests, want 5", len(reqs))
+	if len(reqs) != 9 {
+		t.Fatalf("%d requests, want 9", len(reqs))
 	}
-	first := reqs[0].Body
-	if sys := first.Messages[0]; sys.Role != openai.ChatMessageRoleSystem || !strings.Contains(sys.Content, "never invent facts") {
-		t.Errorf("system prompt = %+v", sys)
+	tools := func(r oniontest.Request) string {
+		var names []string
+		for _, tool := range r.Body.Tools {
+			names = append(names, tool.Function.Name)
+		}
+		return strings.Join(names, ",")
 	}
-	var names []string
-	for _, tool := range first.Tools {
-		names = append(names, tool.Function.Name)
+	lead, reader := reqs[0].Body, reqs[2].Body
+	if sys := lead.Messages[0]; sys.Role != openai.ChatMessageRoleSystem || !strings.Contains(sys.Content, "never invent facts") || tools(reqs[0]) != "web_search,reader" {
+		t.Errorf("the lead's first request: system %q, tools %s", sys.Content, tools(reqs[0]))
 	}
-	if strings.Join(names, ",") != "web_search,web_fetch" {
-		t.Errorf("tools = %v", names)
+	// The reader sees its own prompt, its own tool and the task alone.
+	if sys := reader.Messages[0]; !strings.Contains(sys.Content, "You read the web pages") || tools(reqs[2]) != "web_fetch" || len(reader.Messages) != 2 ||
+		reader.Messages[1].Content != "How many layers does an onion have? Read "+w.URL+"/onions" {
+		t.Errorf("the reader's first request: %+v, tools %s", reader.Messages, tools(reqs[2]))
 	}
 	toolResult := func(r oniontest.Request) string {
 		m := r.Body.Messages[len(r.Body.Messages)-1]
@@ -102,15 +114,18 @@ func TestResearch(t *testing.T) {
 	if got := toolResult(reqs[1]); !strings.Contains(got, `"url":"`+w.URL+`/onions"`) || !strings.Contains(got, "Everything about onion layers.") {
 		t.Errorf("search result sent = %s", got)
 	}
-	if got := toolResult(reqs[2]); !strings.Contains(got, "between eight and fifteen layers") || !strings.Contains(got, "Title: Onions: a field guide") {
-		t.Errorf("page sent = %s", got)
+	if got := toolResult(reqs[3]); !strings.Contains(got, "between eight and fifteen layers") || !strings.Contains(got, "Title: Onions: a field guide") {
+		t.Errorf("page sent to the reader = %s", got)
 	}
-	if got := toolResult(reqs[4]); !strings.Contains(got, "404") {
+	if got := toolResult(reqs[4]); got != "Between eight and fifteen layers, by size ("+w.URL+"/onions)." {
+		t.Errorf("the lead read %q from the reader", got)
+	}
+	if got := toolResult(reqs[7]); !strings.Contains(got, "404") {
 		t.Errorf("the failed fetch was reported as %q, want the 404", got)
 	}
 	// The follow-up carries the first question and its answer.
 	var convo []string
-	for _, m := range reqs[3].Body.Messages {
+	for _, m := range reqs[5].Body.Messages {
 		if m.Role == openai.ChatMessageRoleUser || m.Role == openai.ChatMessageRoleAssistant {
 			convo = append(convo, m.Content)
 		}

@@ -1,0 +1,216 @@
+package onion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// This file is agents as tools: an *Agent among NewAgent's items is a tool
+// of the agent being made, by which that agent hands a task to the other
+// and reads its answer.
+
+// MaxAgentDepth bounds how deeply agents may be tools of agents: a lead
+// whose tool is an agent whose tool is an agent is three deep. NewAgent
+// refuses a deeper one, naming the path.
+const MaxAgentDepth = 4
+
+// agentSchema is the arguments of an agent's tool: the task, as text.
+const agentSchema = `{"type":"object","properties":{"task":{"type":"string","description":"The whole task, with everything the agent needs to know: it sees nothing of this conversation."}},"required":["task"],"additionalProperties":false}`
+
+// agentTool is the tool by which an agent hands a task to sub: a fresh run
+// of sub with its own tools, limits and model, none of the caller's
+// history. Its intent is the strongest of sub's tools', since a sub-agent
+// that can write is a write; it asks no approval itself, since each call
+// inside it that needs one is asked about, once, with the path of agents.
+func agentTool(sub *Agent) (*Tool, error) {
+	if !toolNameRE.MatchString(sub.name) {
+		return nil, fmt.Errorf("agent %q cannot be a tool: a tool's name is 1 to 64 letters, digits, _ or -; give the agent such a name", sub.name)
+	}
+	desc := sub.cfg.description
+	if desc == "" {
+		desc = defaultAgentDescription(sub)
+	}
+	t, err := NewRawTool(sub.name, json.RawMessage(agentSchema), func(ctx context.Context, args json.RawMessage) (any, error) {
+		var in struct {
+			Task string `json:"task"`
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidArguments, err)
+		}
+		return sub.runAsTool(ctx, in.Task)
+	}, strongestIntent(sub), Description(desc), NoApproval())
+	if err != nil {
+		return nil, err
+	}
+	t.origin = sub
+	t.signature = sub.name + "(task string) string"
+	return t, nil
+}
+
+// defaultAgentDescription says what an agent given no Description is for:
+// its name and its tools.
+func defaultAgentDescription(sub *Agent) string {
+	names := make([]string, 0, len(sub.tools.tools))
+	for _, t := range sub.tools.tools {
+		names = append(names, t.name)
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("Hands a task to the agent %s, which answers it in text.", sub.name)
+	}
+	return fmt.Sprintf("Hands a task to the agent %s, which works on it with its tools (%s) and answers in text.", sub.name, strings.Join(names, ", "))
+}
+
+// strongestIntent is the intent of an agent as a tool: Delete when any of
+// its tools deletes, else Write when any writes, else Read.
+func strongestIntent(a *Agent) Intent {
+	in := Read
+	for _, t := range a.tools.tools {
+		switch t.intent {
+		case Delete:
+			return Delete
+		case Write:
+			in = Write
+		}
+	}
+	return in
+}
+
+// checkAgents refuses sub-agents that would make the agent name too deep
+// a tree: a path longer than MaxAgentDepth, or an agent's name found again
+// below it (a cycle by name, "A → B → A", which would make the path an
+// approval names ambiguous). Agents are made bottom up and never change,
+// so two agents that include each other cannot be built; a name can.
+func checkAgents(name string, subs []*Agent) error {
+	var walk func(path []string, a *Agent) error
+	walk = func(path []string, a *Agent) error {
+		path = append(path, a.name)
+		if slices.Contains(path[:len(path)-1], a.name) {
+			return fmt.Errorf("agents include each other: %s; an agent cannot be its own tool, directly or through others", strings.Join(path, " → "))
+		}
+		if len(path) > MaxAgentDepth {
+			return fmt.Errorf("agents nest %d deep, more than MaxAgentDepth (%d): %s", len(path), MaxAgentDepth, strings.Join(path, " → "))
+		}
+		for _, s := range a.subs {
+			if err := walk(path, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, s := range subs {
+		if err := walk([]string{name}, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runKey finds the live run a tool call belongs to, in its context.
+type runKey struct{}
+
+// parentRun is what a sub-run inherits from the run whose tool started it.
+type parentRun struct {
+	path     []string                                        // the agents from the outermost down to the caller
+	approver func(ctx context.Context, c Call) (bool, error) // the outermost approver there is
+	hooks    []Hooks                                         // the callers' hooks, nearest first
+	events   chan<- Event                                    // the outermost Stream's, nil for Run
+	usage    *subUsage                                       // where the sub-run's usage goes
+	// instruments are the caller's, for a sub-agent that has none of its
+	// own: its spans are then children of the caller's tool span.
+	instruments []Instrument
+}
+
+// instruments are the run's instruments: its agent's, else its caller's.
+func (r *liveRun) instruments() []Instrument {
+	if len(r.a.cfg.instruments) == 0 && r.parent != nil {
+		return r.parent.instruments
+	}
+	return r.a.cfg.instruments
+}
+
+// subUsage collects the usage of a run's sub-runs, by path. Sub-runs end
+// on their calls' goroutines, hence the mutex.
+type subUsage struct {
+	mu      sync.Mutex
+	byAgent map[string]Usage
+}
+
+func (s *subUsage) add(path string, u Usage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byAgent == nil {
+		s.byAgent = map[string]Usage{}
+	}
+	v := s.byAgent[path]
+	v.Add(u)
+	s.byAgent[path] = v
+}
+
+// sum is the usage of every sub-run, by path.
+func (s *subUsage) sum() map[string]Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.byAgent)
+}
+
+// path is the agents from the outermost run down to this one's agent.
+func (r *liveRun) path() []string {
+	if r.parent == nil {
+		return []string{r.a.name}
+	}
+	return append(slices.Clone(r.parent.path), r.a.name)
+}
+
+// approver is the approver of the run's calls: the outermost caller's,
+// else the agent's own.
+func (r *liveRun) approver() func(ctx context.Context, c Call) (bool, error) {
+	if r.parent != nil && r.parent.approver != nil {
+		return r.parent.approver
+	}
+	return r.a.cfg.approver
+}
+
+// hooks are the agent's hooks, then its callers'.
+func (r *liveRun) hooks() []Hooks {
+	if r.parent == nil {
+		return r.a.cfg.hooks
+	}
+	return append(slices.Clone(r.a.cfg.hooks), r.parent.hooks...)
+}
+
+// runAsTool runs the task as a sub-run of the run whose tool call ctx is,
+// and returns its answer for the caller's model to read.
+func (a *Agent) runAsTool(ctx context.Context, task string) (string, error) {
+	caller, _ := ctx.Value(runKey{}).(*liveRun)
+	var parent *parentRun
+	if caller != nil {
+		parent = &parentRun{path: caller.path(), approver: caller.approver(), hooks: caller.hooks(),
+			events: caller.events, usage: &caller.subs, instruments: caller.instruments()}
+		if caller.parent != nil && parent.events == nil {
+			parent.events = caller.parent.events
+		}
+	}
+	res, _, err := a.runIn(ctx, nil, task, nil, nil, parent)
+	if res != nil && parent != nil {
+		if res.ByAgent != nil {
+			for p, u := range res.ByAgent {
+				parent.usage.add(p, u)
+			}
+		} else {
+			parent.usage.add(strings.Join(append(slices.Clone(parent.path), a.name), "/"), res.Usage)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("agent %s: %w", a.name, err)
+	}
+	switch res.StopReason {
+	case StopNatural, StopMaxIterations, StopBudget:
+		return res.Output, nil
+	}
+	return "", fmt.Errorf("agent %s stopped (%s): %s", a.name, res.StopReason, res.Output)
+}
