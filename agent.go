@@ -36,7 +36,7 @@ type Agent struct {
 	provider string
 	// subs are the agents among its tools (see agentTool).
 	subs []*Agent
-	core     *loop.Loop // the rules of the loop, driven by Run and Stream
+	core *loop.Loop // the rules of the loop, driven by Run and Stream
 }
 
 // Option configures an Agent. Pass options to NewAgent among the tools.
