@@ -1,4 +1,4 @@
-package onion
+package openai
 
 import (
 	"context"
@@ -10,67 +10,21 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/onionkit/onion/loop"
 )
 
-// This file is the second built-in wire: a LanguageModel speaking the
+// This file is the second wire: a loop.LanguageModel speaking the
 // Responses API (POST /v1/responses) through go-openai, plain or streamed.
 // It is stateless unless asked otherwise: nothing is stored on the
 // server, and the output items of each response, reasoning items with
 // their encrypted content among them, travel back in the next request as
 // they came.
 
-// ResponsesAPI makes the built-in client speak the Responses API (POST
-// /v1/responses) instead of Chat Completions, at the same BaseURL and with
-// the same key, or through the client given to WithClient. Requests are
-// stateless: store is false, a reasoning model's reasoning is asked for
-// encrypted (include reasoning.encrypted_content; a model that refuses it,
-// as OpenAI's models without reasoning do, is asked without it from then
-// on), and each response's output items, reasoning items among them, are
-// sent back as they came in the following requests, so the model keeps
-// its reasoning across tool calls while the server keeps nothing.
-// Streaming, parallel calls, errors and retries behave as on Chat
-// Completions. It has no effect with WithModel.
-func ResponsesAPI() Option {
-	return optionFunc(func(c *config) error {
-		if c.responses == responsesOff {
-			c.responses = responsesStateless
-		}
-		return nil
-	})
-}
-
-// ChainResponses makes the agent use the Responses API (as ResponsesAPI
-// does) with the conversation kept on the server: responses are stored
-// (store is true) and each request names the last response it follows
-// with previous_response_id and carries only what came after it, the tool
-// results. Requests are smaller, but the provider keeps the conversation
-// and the run depends on it still having it.
-func ChainResponses() Option {
-	return optionFunc(func(c *config) error { c.responses = responsesChained; return nil })
-}
-
-// responsesMode says which wire the built-in client speaks.
-type responsesMode int
-
-const (
-	responsesOff       responsesMode = iota // Chat Completions
-	responsesStateless                      // the Responses API, store false
-	responsesChained                        // the Responses API with previous_response_id
-)
-
-// builtinModel is the built-in wire over client.
-func (c *config) builtinModel(client *openai.Client) LanguageModel {
-	if c.responses != responsesOff {
-		return &responsesModel{client: client, chain: c.responses == responsesChained,
-			splice: splices(client), tools: toolsCache{encode: responsesTools}}
-	}
-	return newChatModel(client)
-}
-
 // responsesModel sends requests to a Responses API endpoint.
 type responsesModel struct {
-	client *openai.Client
+	client *goopenai.Client
 	chain  bool // send previous_response_id and only the new items
 	// splice says the client sends the bodies responsesBody writes (see
 	// request.go); otherwise go-openai's requests go as they are.
@@ -82,7 +36,7 @@ type responsesModel struct {
 	plain sync.Map
 }
 
-func (m *responsesModel) Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error) {
+func (m *responsesModel) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
 	_, plain := m.plain.Load(req.Model)
 	include := !m.chain && !plain
 	resp, err := m.send(ctx, req, include, onDelta)
@@ -95,9 +49,9 @@ func (m *responsesModel) Generate(ctx context.Context, req *Request, onDelta fun
 
 // send sends req once, asking for encrypted reasoning if include,
 // streamed when onDelta is not nil.
-func (m *responsesModel) send(ctx context.Context, req *Request, include bool, onDelta func(Delta)) (*Response, error) {
+func (m *responsesModel) send(ctx context.Context, req *loop.Request, include bool, onDelta func(loop.Delta)) (*loop.Response, error) {
 	ctx, hint := withRetryAfter(ctx)
-	var rreq openai.CreateResponseRequest
+	var rreq goopenai.CreateResponseRequest
 	if m.splice {
 		body, err := m.responsesBody(req, include, onDelta != nil)
 		if err != nil {
@@ -111,7 +65,7 @@ func (m *responsesModel) send(ctx context.Context, req *Request, include bool, o
 			rreq.Include = nil
 		}
 	}
-	var resp *Response
+	var resp *loop.Response
 	var err error
 	if onDelta != nil {
 		resp, err = m.stream(ctx, rreq, onDelta, hint)
@@ -128,7 +82,7 @@ func (m *responsesModel) send(ctx context.Context, req *Request, include bool, o
 // parameter: a 400 naming param "include" ("Encrypted content is not
 // supported with this model").
 func refusesInclude(err error) bool {
-	var apiErr *openai.APIError
+	var apiErr *goopenai.APIError
 	return errors.As(err, &apiErr) && apiErr.HTTPStatusCode == http.StatusBadRequest &&
 		apiErr.Param != nil && *apiErr.Param == "include"
 }
@@ -136,11 +90,11 @@ func refusesInclude(err error) bool {
 // responsesRequest is req as go-openai sends it to /v1/responses, for a
 // client that does not splice. The leading system messages are the
 // instructions.
-func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
-	out := openai.CreateResponseRequest{Model: req.Model, Temperature: req.Temperature}
+func responsesRequest(req *loop.Request, chain bool) goopenai.CreateResponseRequest {
+	out := goopenai.CreateResponseRequest{Model: req.Model, Temperature: req.Temperature}
 	msgs := req.Messages
 	var instructions []string
-	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
+	for len(msgs) > 0 && msgs[0].Role == loop.RoleSystem {
 		instructions = append(instructions, msgs[0].Content)
 		msgs = msgs[1:]
 	}
@@ -149,14 +103,14 @@ func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
 	out.Store = &store
 	if chain {
 		for i := len(msgs) - 1; i >= 0; i-- {
-			if msgs[i].Role == RoleAssistant && msgs[i].ResponseID != "" {
+			if msgs[i].Role == loop.RoleAssistant && msgs[i].ResponseID != "" {
 				out.PreviousResponseID = msgs[i].ResponseID
 				msgs = msgs[i+1:]
 				break
 			}
 		}
 	} else {
-		out.Include = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+		out.Include = []goopenai.ResponseInclude{goopenai.ResponseIncludeReasoningEncryptedContent}
 	}
 	input := make([]any, 0, len(msgs))
 	for _, msg := range msgs {
@@ -164,9 +118,9 @@ func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
 	}
 	out.Input = input
 	if len(req.Tools) > 0 {
-		out.Tools = make([]openai.ResponseTool, len(req.Tools))
+		out.Tools = make([]goopenai.ResponseTool, len(req.Tools))
 		for i, d := range req.Tools {
-			out.Tools[i] = openai.NewResponseFunctionTool(openai.FunctionDefinition{
+			out.Tools[i] = goopenai.NewResponseFunctionTool(goopenai.FunctionDefinition{
 				Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict,
 			})
 		}
@@ -176,7 +130,7 @@ func responsesRequest(req *Request, chain bool) openai.CreateResponseRequest {
 	return out
 }
 
-// functionCallItem is a function_call input item built from a ToolRequest.
+// functionCallItem is a function_call input item built from a loop.ToolRequest.
 type functionCallItem struct {
 	Type      string `json:"type"`
 	CallID    string `json:"call_id"`
@@ -185,9 +139,9 @@ type functionCallItem struct {
 }
 
 // appendInput appends the input items of one message.
-func appendInput(input []any, m Message) []any {
+func appendInput(input []any, m loop.Message) []any {
 	switch m.Role {
-	case RoleAssistant:
+	case loop.RoleAssistant:
 		if items, ok := outputItems(m); ok {
 			for _, it := range items {
 				input = append(input, it)
@@ -195,16 +149,16 @@ func appendInput(input []any, m Message) []any {
 			return input
 		}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			input = append(input, openai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
+			input = append(input, goopenai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
 		}
 		for _, c := range m.ToolCalls {
 			input = append(input, functionCallItem{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}
 		return input
-	case RoleTool:
-		return append(input, openai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+	case loop.RoleTool:
+		return append(input, goopenai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
 	}
-	return append(input, openai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
+	return append(input, goopenai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
 }
 
 // itemHead is what the wire reads of an output item: its type, and for a
@@ -221,7 +175,7 @@ type itemHead struct {
 // without the item that followed it), and one the items lack, a call the
 // loop gave an ID, is added. It reports false when the message has no
 // items of the Responses API.
-func outputItems(m Message) ([]json.RawMessage, bool) {
+func outputItems(m loop.Message) ([]json.RawMessage, bool) {
 	var items []json.RawMessage
 	if len(m.Items) == 0 || m.ItemsFrom != "" || json.Unmarshal(m.Items, &items) != nil || len(items) == 0 {
 		return nil, false
@@ -282,13 +236,13 @@ type outputItem struct {
 // the text of its messages (a refusal counts as text), the reasoning text
 // or summary the model showed, its function calls in order, and the items
 // themselves, to be sent back.
-func responseMessage(items []json.RawMessage) (Message, error) {
-	msg := Message{Role: RoleAssistant}
+func responseMessage(items []json.RawMessage) (loop.Message, error) {
+	msg := loop.Message{Role: loop.RoleAssistant}
 	var text, reasoning strings.Builder
 	for i, raw := range items {
 		var it outputItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return Message{}, fmt.Errorf("output item %d: %w", i, err)
+			return loop.Message{}, fmt.Errorf("output item %d: %w", i, err)
 		}
 		switch it.Type {
 		case "message":
@@ -304,7 +258,7 @@ func responseMessage(items []json.RawMessage) (Message, error) {
 				joinText(&reasoning, c.Text)
 			}
 		case "function_call":
-			msg.ToolCalls = append(msg.ToolCalls, ToolRequest{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
+			msg.ToolCalls = append(msg.ToolCalls, loop.ToolRequest{ID: it.CallID, Name: it.Name, Arguments: it.Arguments})
 		}
 	}
 	msg.Content, msg.Reasoning = text.String(), reasoning.String()
@@ -345,9 +299,9 @@ func joinText(b *strings.Builder, s string) {
 
 // finishReason is why a response ended, in Chat Completions' words where
 // they fit: tool_calls, stop, or the reason an incomplete response gives.
-func finishReason(msg Message, status string, incomplete string) string {
+func finishReason(msg loop.Message, status string, incomplete string) string {
 	switch {
-	case status == string(openai.ResponseStatusIncomplete) && incomplete != "":
+	case status == string(goopenai.ResponseStatusIncomplete) && incomplete != "":
 		return incomplete
 	case len(msg.ToolCalls) > 0:
 		return "tool_calls"
@@ -355,11 +309,11 @@ func finishReason(msg Message, status string, incomplete string) string {
 	return "stop"
 }
 
-func fromResponsesUsage(u *openai.ResponseUsage) Usage {
+func fromResponsesUsage(u *goopenai.ResponseUsage) loop.Usage {
 	if u == nil {
-		return Usage{}
+		return loop.Usage{}
 	}
-	out := Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+	out := loop.Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
 	if u.InputTokensDetails != nil {
 		out.CachedTokens = u.InputTokensDetails.CachedTokens
 	}
@@ -374,15 +328,15 @@ func failedError(e *streamError) error {
 	if e == nil {
 		return errors.New("the model endpoint reported that the response failed")
 	}
-	return fmt.Errorf("the model endpoint reported that the response failed: %w", &openai.APIError{Code: e.Code, Message: e.Message, Type: e.Type})
+	return fmt.Errorf("the model endpoint reported that the response failed: %w", &goopenai.APIError{Code: e.Code, Message: e.Message, Type: e.Type})
 }
 
-func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequest) (*Response, error) {
+func (m *responsesModel) once(ctx context.Context, req goopenai.CreateResponseRequest) (*loop.Response, error) {
 	resp, err := m.client.CreateResponse(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	if resp.Status == openai.ResponseStatusFailed {
+	if resp.Status == goopenai.ResponseStatusFailed {
 		var e *streamError
 		if resp.Error != nil {
 			e = &streamError{Code: resp.Error.Code, Message: resp.Error.Message}
@@ -409,7 +363,7 @@ func (m *responsesModel) once(ctx context.Context, req openai.CreateResponseRequ
 	if resp.IncompleteDetails != nil {
 		incomplete = resp.IncompleteDetails.Reason
 	}
-	return &Response{ID: resp.ID, Model: resp.Model, Message: msg,
+	return &loop.Response{ID: resp.ID, Model: resp.Model, Message: msg,
 		FinishReason: finishReason(msg, string(resp.Status), incomplete), Usage: fromResponsesUsage(resp.Usage)}, nil
 }
 
@@ -430,13 +384,13 @@ type streamEvent struct {
 }
 
 type streamResponse struct {
-	ID                string                            `json:"id"`
-	Model             string                            `json:"model"`
-	Status            string                            `json:"status"`
-	Output            []json.RawMessage                 `json:"output"`
-	Error             *streamError                      `json:"error"`
-	IncompleteDetails *openai.ResponseIncompleteDetails `json:"incomplete_details"`
-	Usage             *openai.ResponseUsage             `json:"usage"`
+	ID                string                              `json:"id"`
+	Model             string                              `json:"model"`
+	Status            string                              `json:"status"`
+	Output            []json.RawMessage                   `json:"output"`
+	Error             *streamError                        `json:"error"`
+	IncompleteDetails *goopenai.ResponseIncompleteDetails `json:"incomplete_details"`
+	Usage             *goopenai.ResponseUsage             `json:"usage"`
 }
 
 // streamError is an error inside a stream, whose code may be a string, a
@@ -465,7 +419,7 @@ type responseAssembler struct {
 	final   *streamResponse // the response of response.completed or .incomplete
 	id      string
 	model   string
-	onDelta func(Delta)
+	onDelta func(loop.Delta)
 }
 
 // item returns the item an event is about, adding it when it is new. An
@@ -526,11 +480,11 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 	case "response.output_text.delta":
 		a.text.WriteString(ev.Delta)
 		if ev.Delta != "" {
-			a.onDelta(Delta{Text: ev.Delta})
+			a.onDelta(loop.Delta{Text: ev.Delta})
 		}
 	case "response.reasoning_text.delta", "response.reasoning_summary_text.delta":
 		if ev.Delta != "" {
-			a.onDelta(Delta{Reasoning: ev.Delta})
+			a.onDelta(loop.Delta{Reasoning: ev.Delta})
 		}
 	case "response.function_call_arguments.delta":
 		a.item(ev).args.WriteString(ev.Delta)
@@ -550,9 +504,9 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 		}
 		return false, failedError(e)
 	case "error":
-		e := &openai.APIError{Code: ev.Code, Message: ev.Message}
+		e := &goopenai.APIError{Code: ev.Code, Message: ev.Message}
 		if ev.Error != nil {
-			e = &openai.APIError{Code: ev.Error.Code, Message: ev.Error.Message, Type: ev.Error.Type}
+			e = &goopenai.APIError{Code: ev.Error.Code, Message: ev.Error.Message, Type: ev.Error.Type}
 		}
 		return false, fmt.Errorf("the model endpoint reported an error mid-stream: %w", e)
 	}
@@ -572,8 +526,8 @@ func (a *responseAssembler) allDone() bool {
 // response is the assembled response. The output of response.completed
 // wins, as the last word on every item (encrypted reasoning differs
 // between the events); without it, the items as the stream left them.
-func (a *responseAssembler) response() (*Response, error) {
-	resp := &Response{ID: a.id, Model: a.model}
+func (a *responseAssembler) response() (*loop.Response, error) {
+	resp := &loop.Response{ID: a.id, Model: a.model}
 	var items []json.RawMessage
 	var status, incomplete string
 	if f := a.final; f != nil {
@@ -630,7 +584,7 @@ func (it *streamItem) whole() (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-func (m *responsesModel) stream(ctx context.Context, req openai.CreateResponseRequest, onDelta func(Delta), hint *retryHint) (*Response, error) {
+func (m *responsesModel) stream(ctx context.Context, req goopenai.CreateResponseRequest, onDelta func(loop.Delta), hint *retryHint) (*loop.Response, error) {
 	stream, err := m.client.CreateResponseStream(ctx, req)
 	if err != nil {
 		return nil, err
