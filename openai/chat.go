@@ -32,6 +32,9 @@ func newChatModel(client *goopenai.Client) *chatModel {
 }
 
 func (m *chatModel) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
+	if err := checkImages(req.Messages); err != nil {
+		return nil, fmt.Errorf("a request for Chat Completions: %w", err)
+	}
 	ctx, hint := withRetryAfter(ctx)
 	var creq goopenai.ChatCompletionRequest
 	if m.splice {
@@ -65,10 +68,10 @@ func (m *chatModel) Generate(ctx context.Context, req *loop.Request, onDelta fun
 // chatRequest is req as go-openai sends it, for a client that does not
 // splice.
 func chatRequest(req *loop.Request) goopenai.ChatCompletionRequest {
-	out := goopenai.ChatCompletionRequest{Model: req.Model, Messages: make([]goopenai.ChatCompletionMessage, len(req.Messages))}
-	for i, m := range req.Messages {
-		out.Messages[i] = chatMessage(m)
-	}
+	out := goopenai.ChatCompletionRequest{Model: req.Model, Messages: make([]goopenai.ChatCompletionMessage, 0, len(req.Messages))}
+	chatMessages(req.Messages, func(m *loop.Message, parts []part) {
+		out.Messages = append(out.Messages, chatMessage(m, parts))
+	})
 	if req.Temperature != nil {
 		out.Temperature = *req.Temperature
 	}
@@ -85,8 +88,11 @@ func chatRequest(req *loop.Request) goopenai.ChatCompletionRequest {
 	return out
 }
 
-func chatMessage(m loop.Message) goopenai.ChatCompletionMessage {
+func chatMessage(m *loop.Message, parts []part) goopenai.ChatCompletionMessage {
 	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ReasoningContent: m.Reasoning, ToolCallID: m.ToolCallID, Name: m.Name}
+	if parts != nil {
+		out.Content, out.MultiContent = "", goChatParts(parts)
+	}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]goopenai.ToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {

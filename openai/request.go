@@ -243,6 +243,9 @@ func bodySize(msgs []loop.Message) int {
 	for i := range msgs {
 		m := &msgs[i]
 		n += len(m.Content) + len(m.Reasoning) + len(m.Items) + 96
+		for _, im := range m.Images {
+			n += len(im.Data)/3*4 + len(im.URL) + 128 // base64, and a label
+		}
 		for _, c := range m.ToolCalls {
 			n += len(c.ID) + len(c.Name) + len(c.Arguments) + 64
 		}
@@ -258,12 +261,14 @@ func (m *chatModel) chatBody(req *loop.Request, stream bool) (net.Buffers, error
 	o.str("model", req.Model)
 	o.key("messages")
 	o.b = append(o.b, '[')
-	for i := range req.Messages {
-		if i > 0 {
+	first := true
+	chatMessages(req.Messages, func(m *loop.Message, parts []part) {
+		if !first {
 			o.b = append(o.b, ',')
 		}
-		o.b = appendChatMessage(o.b, &req.Messages[i])
-	}
+		first = false
+		o.b = appendChatMessage(o.b, m, parts)
+	})
 	o.b = append(o.b, ']')
 	if err := appendTemperature(&o, req.Temperature); err != nil {
 		return nil, err
@@ -285,11 +290,17 @@ func (m *chatModel) chatBody(req *loop.Request, stream bool) (net.Buffers, error
 }
 
 // appendChatMessage appends m as Chat Completions takes a message, with
-// the fields go-openai sends.
-func appendChatMessage(b []byte, m *loop.Message) []byte {
+// the fields go-openai sends; its content is parts when they are not nil
+// (see chatMessages).
+func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 	o := object{b: b}
 	o.str("role", string(m.Role))
-	o.strOmit("content", m.Content)
+	if parts != nil {
+		o.key("content")
+		o.b = appendChatParts(o.b, parts)
+	} else {
+		o.strOmit("content", m.Content)
+	}
 	o.strOmit("name", m.Name)
 	o.strOmit("reasoning_content", m.Reasoning)
 	if len(m.ToolCalls) > 0 {
@@ -381,7 +392,12 @@ func appendInputItems(b []byte, m *loop.Message, first bool) ([]byte, bool) {
 		sep()
 		o := object{b: b}
 		o.str("role", role)
-		o.str("content", content)
+		if len(m.Images) > 0 {
+			o.key("content")
+			o.b = appendInputParts(o.b, contentParts(m))
+		} else {
+			o.str("content", content)
+		}
 		b = o.end()
 	}
 	switch m.Role {
@@ -405,7 +421,12 @@ func appendInputItems(b []byte, m *loop.Message, first bool) ([]byte, bool) {
 		o := object{b: b}
 		o.str("type", "function_call_output")
 		o.str("call_id", m.ToolCallID)
-		o.str("output", m.Content)
+		if len(m.Images) > 0 {
+			o.key("output")
+			o.b = appendInputParts(o.b, contentParts(m))
+		} else {
+			o.str("output", m.Content)
+		}
 		b = o.end()
 	default:
 		message(string(m.Role), m.Content)

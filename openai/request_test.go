@@ -91,10 +91,10 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 	format := &loop.Format{Name: "answer", Description: "An <answer> & more.", Schema: json.RawMessage(`{"type":"object","description":"<n>"}`)}
 	req := &loop.Request{Model: "m", Temperature: &temp, Tools: defs, Format: format, Messages: []loop.Message{
 		{Role: loop.RoleSystem, Content: "Be <brief>."},
-		{Role: loop.RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01."},
+		{Role: loop.RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01.", Images: []loop.Image{{MIMEType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n<>")}, {URL: "https://example.com/a.png?x=<1>&y=\"2\""}}},
 		{Role: loop.RoleAssistant, Content: "Looking.", Reasoning: "hmm", ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}, {ID: "c2", Name: "strict_one", Arguments: `{}`}}},
 		{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "<record a>"},
-		{Role: loop.RoleTool, ToolCallID: "c2", Name: "strict_one", Content: "ok"},
+		{Role: loop.RoleTool, ToolCallID: "c2", Name: "strict_one", Content: "ok", Images: []loop.Image{{Data: []byte("GIF89a")}}},
 		{Role: loop.RoleAssistant, Content: "", ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}}, Items: json.RawMessage(items), ResponseID: "resp_1"},
 		{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "again"},
 		{Role: loop.RoleUser, Content: "Thanks."},
@@ -168,7 +168,8 @@ func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 			{Role: loop.RoleSystem, Content: "Be brief."},
 			{Role: loop.RoleUser, Content: "Look up a."},
 			{Role: loop.RoleAssistant, ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a"}`}}},
-			{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "record a"},
+			{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "record a", Images: []loop.Image{{URL: "https://example.com/a.png"}}},
+			{Role: loop.RoleUser, Content: "And this?", Images: []loop.Image{{MIMEType: "image/jpeg", Data: []byte{0xff, 0xd8, 0xff}}}},
 		}}
 	join := func(b net.Buffers) string {
 		var s []byte
@@ -198,8 +199,9 @@ func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 }
 
 // FuzzBodies holds the bodies written by hand to go-openai's meaning for
-// any text in the messages, the model's and the tools' included: valid
-// JSON, and the same values once decoded, invalid UTF-8 and all.
+// any text in the messages, the model's and the tools' included, and any
+// image URL or bytes: valid JSON, and the same values once decoded,
+// invalid UTF-8 and all.
 func FuzzBodies(f *testing.F) {
 	f.Add("Look <up> a & b", `{"key":"a"}`, "<record>", "call_1")
 	f.Add("\u2028\u2029\x00\x1f\"\\", "not json", "\xff\xfe", "")
@@ -208,10 +210,13 @@ func FuzzBodies(f *testing.F) {
 		req := &loop.Request{Model: "m", Tools: []loop.ToolDef{{Name: "t", Description: prompt, Parameters: json.RawMessage(`{"type":"object"}`)}},
 			Messages: []loop.Message{
 				{Role: loop.RoleSystem, Content: prompt},
-				{Role: loop.RoleUser, Content: prompt},
+				{Role: loop.RoleUser, Content: prompt, Images: []loop.Image{{URL: "https://example.com/" + prompt}}},
 				{Role: loop.RoleAssistant, Content: result, Reasoning: prompt, ToolCalls: []loop.ToolRequest{{ID: id, Name: "t", Arguments: args}}},
-				{Role: loop.RoleTool, ToolCallID: id, Name: "t", Content: result},
+				{Role: loop.RoleTool, ToolCallID: id, Name: "t", Content: result, Images: []loop.Image{{MIMEType: "image/png", Data: []byte(result)}}},
 			}}
+		if result == "" {
+			req.Messages[3].Images = nil // an image needs bytes or a URL (checkImages)
+		}
 		decode := func(b []byte) any {
 			var v any
 			if err := json.Unmarshal(b, &v); err != nil {

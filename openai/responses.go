@@ -37,6 +37,9 @@ type responsesModel struct {
 }
 
 func (m *responsesModel) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
+	if err := checkImages(req.Messages); err != nil {
+		return nil, fmt.Errorf("a request for the Responses API: %w", err)
+	}
 	_, plain := m.plain.Load(req.Model)
 	include := !m.chain && !plain
 	resp, err := m.send(ctx, req, include, onDelta)
@@ -156,9 +159,17 @@ func appendInput(input []any, m loop.Message) []any {
 		}
 		return input
 	case loop.RoleTool:
-		return append(input, goopenai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Content})
+		var output any = m.Content
+		if len(m.Images) > 0 {
+			output = goInputParts(contentParts(&m))
+		}
+		return append(input, goopenai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: output})
 	}
-	return append(input, goopenai.ResponseInputMessage{Role: string(m.Role), Content: m.Content})
+	var content any = m.Content
+	if len(m.Images) > 0 {
+		content = goInputParts(contentParts(&m))
+	}
+	return append(input, goopenai.ResponseInputMessage{Role: string(m.Role), Content: content})
 }
 
 // itemHead is what the wire reads of an output item: its type, and for a
