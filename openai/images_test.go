@@ -234,3 +234,64 @@ func TestImagesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestImagesKeepTheRequestsPrefix: a run whose tool returned an image,
+// on each wire: every request, up to the end of its conversation, is the
+// start of the next one, the images (and on Chat Completions the message
+// showing them) written the same way each time.
+func TestImagesKeepTheRequestsPrefix(t *testing.T) {
+	px := pixel(t)
+	result := func(c loop.ToolRequest) loop.Message {
+		if c.Name == "screenshot" {
+			return loop.Message{Content: "taken", Images: []loop.Image{{MIMEType: "image/png", Data: px}, {URL: photoURL}}}
+		}
+		return loop.Message{Content: "2"}
+	}
+	tools := append(slices.Clone(testTools), loop.ToolDef{Name: "screenshot", Parameters: json.RawMessage(`{"type":"object"}`)})
+	for _, w := range wires[:2] {
+		t.Run(w.name, func(t *testing.T) {
+			s := oniontest.NewServer(t,
+				oniontest.ToolCalls(oniontest.Call("screenshot", `{}`)),
+				oniontest.ToolCalls(oniontest.Call("count", `{}`)),
+				oniontest.Text("done"))
+			m := newModel(t, s, w.opts...)
+			prompt := loop.Message{Role: loop.RoleUser, Content: "Look.", Images: []loop.Image{{MIMEType: "image/png", Data: px}}}
+			if _, err := drive(context.Background(), m, tools, result, prompt); err != nil {
+				t.Fatal(err)
+			}
+			reqs := s.Requests()
+			for n := 0; n+1 < len(reqs); n++ {
+				cur := reqs[n].Raw
+				end := conversationEnd(t, cur)
+				if !bytes.HasPrefix(reqs[n+1].Raw, cur[:end]) {
+					t.Errorf("request %d (conversation ending at %d) is not the start of request %d:\n%s\n%s", n+1, end, n+2, cur, reqs[n+1].Raw)
+				}
+			}
+		})
+	}
+}
+
+// conversationEnd returns the offset in body of the closing bracket of
+// its conversation: Chat Completions' messages, the Responses API's input.
+func conversationEnd(t *testing.T, body []byte) int {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if key == "messages" || key == "input" {
+			return int(dec.InputOffset()) - 1
+		}
+	}
+	t.Fatalf("%s: no conversation", body)
+	return 0
+}
