@@ -102,4 +102,3 @@ func TestRequestsKeepAByteStablePrefix(t *testing.T) {
 		}
 	}
 }
-
