@@ -107,7 +107,10 @@ func defaultConfig() config {
 // (as _ is enough), "gemini/gemini-2.5-flash" once package gemini is; the
 // provider reads its key from its own environment variable. A bare name,
 // or one whose prefix no imported package registered (such as
-// OpenRouter's "meta-llama/…"), is an OpenAI model as before.
+// OpenRouter's "meta-llama/…"), is an OpenAI model as before; so is one
+// prefixed "openai/", which names the built-in client explicitly, with
+// the agent's options ("openai/meta-llama/llama-3" asks an
+// OpenAI-compatible server such as OpenRouter for "meta-llama/llama-3").
 func Model(name string) Option {
 	return optionFunc(func(c *config) error { c.model = name; return nil })
 }
@@ -360,7 +363,9 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 	}
 	a := &Agent{name: name, cfg: cfg, tools: set, subs: subs}
 	if cfg.languageModel == nil {
-		if open, model, ok := loop.Lookup(cfg.model); ok {
+		if model, ok := strings.CutPrefix(cfg.model, builtinPrefix); ok {
+			a.cfg.model = model // the built-in client, with the agent's options
+		} else if open, model, ok := loop.Lookup(cfg.model); ok {
 			m, err := open(model)
 			if err != nil {
 				return nil, fmt.Errorf("onion.NewAgent %q: model %q: %w", name, cfg.model, err)
@@ -387,18 +392,9 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 		a.model = ModelFunc(noModel)
 	}
 	if a.model == nil {
-		var client *openai.Client
-		if cfg.client != nil {
-			client = recordingClient(cfg.client)
-		} else {
-			oc := openai.DefaultConfig(cfg.apiKey)
-			if cfg.baseURL != "" {
-				oc.BaseURL = cfg.baseURL
-			}
-			oc.HTTPClient = retryAfterRecorder{inner: builtinHTTPClient()}
-			client = openai.NewClientWithConfig(oc)
+		if a.model, err = cfg.builtinModel(); err != nil {
+			return nil, fmt.Errorf("onion.NewAgent %q: %w", name, err)
 		}
-		a.model = cfg.builtinModel(client)
 	}
 	return a, nil
 }

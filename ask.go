@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/onionkit/onion/loop"
 )
 
@@ -302,22 +300,4 @@ func unfence(text string) string {
 		}
 	}
 	return text
-}
-
-// chatFormat is f as Chat Completions' response_format.
-func chatFormat(f *loop.Format) *openai.ChatCompletionResponseFormat {
-	if f == nil {
-		return nil
-	}
-	return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
-		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: f.Name, Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
-}
-
-// responsesFormat is f as the Responses API's text.format.
-func responsesFormat(f *loop.Format) *openai.ResponseTextConfig {
-	if f == nil {
-		return nil
-	}
-	return &openai.ResponseTextConfig{Format: &openai.ResponseTextFormat{Type: "json_schema",
-		Name: f.Name, Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
 }

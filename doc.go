@@ -140,10 +140,13 @@
 // # Models
 //
 // The agent speaks onion's own Message, Request and Response to a
-// LanguageModel, whose one method sends one request. The default is a
-// Chat Completions client for any OpenAI-compatible endpoint, built from
-// Model, BaseURL and APIKey or the environment; WithModel plugs in any
-// other implementation. A model reports failures the agent may retry, and
+// LanguageModel, whose one method sends one request. The default is
+// package openai's client, Chat Completions for any OpenAI-compatible
+// endpoint, built from Model, BaseURL and APIKey or the environment;
+// WithModel plugs in any other implementation. Each provider is a package
+// of its own beside package onion, importing no package of onion but loop
+// (openai here; a model named "prefix/name" opens the provider package
+// that registered prefix, as a database/sql driver registers its name). A model reports failures the agent may retry, and
 // a server's Retry-After, with a ModelError; the agent retries with
 // backoff, and never waits longer than MaxRetryAfter.
 //

@@ -1,4 +1,4 @@
-package onion
+package openai
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // FuzzResponseStream feeds the data lines of an arbitrary event stream to
@@ -13,7 +15,7 @@ import (
 // event may panic it, and it holds at most one item per event, whatever
 // output_index the events claim.
 func FuzzResponseStream(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("oniontest", "testdata", "fixtures", "responses", "*.sse"))
+	files, _ := filepath.Glob(filepath.Join("..", "oniontest", "testdata", "fixtures", "responses", "*.sse"))
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -26,7 +28,7 @@ func FuzzResponseStream(f *testing.F) {
 		`data: {"type":"response.completed","response":{"output":[{"type":"function_call","call_id":"c","arguments":"{}"},{"type":"reasoning","summary":[{"text":"x"}]}]}}`))
 	f.Add([]byte(`data: {"type":"error","code":429,"message":"slow down"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		a := responseAssembler{onDelta: func(Delta) {}}
+		a := responseAssembler{onDelta: func(loop.Delta) {}}
 		lines := 0
 		for line := range bytes.Lines(body) {
 			lines++

@@ -1,10 +1,12 @@
-package onion
+package openai
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // TestOutputItemsFollowTheToolCalls: the items of a message go back as
@@ -19,21 +21,21 @@ func TestOutputItemsFollowTheToolCalls(t *testing.T) {
 	items := func(raw ...string) json.RawMessage { return json.RawMessage("[" + strings.Join(raw, ",") + "]") }
 	for _, tc := range []struct {
 		name  string
-		msg   Message
+		msg   loop.Message
 		want  []string
 		found bool
 	}{
-		{"as they came", Message{Items: items(reasoning, text, call), ToolCalls: []ToolRequest{{ID: "c1", Name: "f", Arguments: "{}"}}},
+		{"as they came", loop.Message{Items: items(reasoning, text, call), ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "f", Arguments: "{}"}}},
 			[]string{reasoning, text, call}, true},
-		{"a call the loop gave an ID", Message{Items: items(reasoning, noID), ToolCalls: []ToolRequest{{ID: "call_run_1_0", Name: "f", Arguments: "{}"}}},
+		{"a call the loop gave an ID", loop.Message{Items: items(reasoning, noID), ToolCalls: []loop.ToolRequest{{ID: "call_run_1_0", Name: "f", Arguments: "{}"}}},
 			[]string{`{"type":"function_call","call_id":"call_run_1_0","name":"f","arguments":"{}"}`}, true},
-		{"calls the message no longer has", Message{Items: items(reasoning, text, call)},
+		{"calls the message no longer has", loop.Message{Items: items(reasoning, text, call)},
 			[]string{text}, true},
-		{"a call listed twice", Message{Items: items(call, call), ToolCalls: []ToolRequest{{ID: "c1"}}},
+		{"a call listed twice", loop.Message{Items: items(call, call), ToolCalls: []loop.ToolRequest{{ID: "c1"}}},
 			[]string{call}, true},
-		{"no items", Message{Content: "hi"}, nil, false},
-		{"items of another kind", Message{Items: json.RawMessage(`{"parts":[]}`)}, nil, false},
-		{"items without a type", Message{Items: items(`{"text":"x"}`)}, nil, false},
+		{"no items", loop.Message{Content: "hi"}, nil, false},
+		{"items of another kind", loop.Message{Items: json.RawMessage(`{"parts":[]}`)}, nil, false},
+		{"items without a type", loop.Message{Items: items(`{"text":"x"}`)}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := outputItems(tc.msg)
@@ -53,13 +55,13 @@ func TestOutputItemsFollowTheToolCalls(t *testing.T) {
 // and a conversation from another wire (no items) is built from its fields.
 func TestResponsesRequestShape(t *testing.T) {
 	temp := float32(0.2)
-	req := &Request{Model: "m", Temperature: &temp, Messages: []Message{
-		{Role: RoleSystem, Content: "Be brief."},
-		{Role: RoleUser, Content: "q1"},
-		{Role: RoleAssistant, Content: "Looking.", ToolCalls: []ToolRequest{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, ResponseID: "resp_1"},
-		{Role: RoleTool, ToolCallID: "c1", Name: "f", Content: "out"},
-		{Role: RoleUser, Content: "q2"},
-	}, Tools: []ToolDef{{Name: "f", Description: "does f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}}}
+	req := &loop.Request{Model: "m", Temperature: &temp, Messages: []loop.Message{
+		{Role: loop.RoleSystem, Content: "Be brief."},
+		{Role: loop.RoleUser, Content: "q1"},
+		{Role: loop.RoleAssistant, Content: "Looking.", ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "f", Arguments: `{"a":1}`}}, ResponseID: "resp_1"},
+		{Role: loop.RoleTool, ToolCallID: "c1", Name: "f", Content: "out"},
+		{Role: loop.RoleUser, Content: "q2"},
+	}, Tools: []loop.ToolDef{{Name: "f", Description: "does f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}}}
 
 	encode := func(v any) string {
 		b, err := json.Marshal(v)
@@ -89,7 +91,7 @@ func TestResponsesRequestShape(t *testing.T) {
 	if got := encode(chained.Input); got != `[{"type":"function_call_output","call_id":"c1","output":"out"},{"role":"user","content":"q2"}]` {
 		t.Errorf("chained input = %s, want what came after resp_1", got)
 	}
-	if noTools := responsesRequest(&Request{Model: "m"}, false); noTools.Tools != nil || noTools.ToolChoice != nil {
+	if noTools := responsesRequest(&loop.Request{Model: "m"}, false); noTools.Tools != nil || noTools.ToolChoice != nil {
 		t.Errorf("a request without tools has tools %v, tool_choice %v", noTools.Tools, noTools.ToolChoice)
 	}
 }

@@ -1,4 +1,4 @@
-package onion
+package openai
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"golang.org/x/sync/errgroup"
 
@@ -16,32 +16,11 @@ import (
 	"github.com/onionkit/onion/oniontest"
 )
 
-// wires are the built-in wires, by the options that choose them.
-var wires = []struct {
-	name string
-	opts []any
-}{
-	{"chat", nil},
-	{"responses", []any{ResponsesAPI()}},
-	{"chained", []any{ChainResponses()}},
-}
-
-// Lookup returns the record stored under key.
-//
-// key: the record's key
-//
-//onion:intent read
-func Lookup(key string) string { return "record " + key }
-
-// Count counts the records.
-//
-//onion:intent read
-func Count() int { return 2 }
-
-// TestToolsEncodedOncePerAgent runs an agent of two tools ten times, four
-// at once, two requests a run, on each wire: the tools array is encoded
-// once, by the first request, and every request carries the same bytes.
-func TestToolsEncodedOncePerAgent(t *testing.T) {
+// TestToolsEncodedOncePerModel runs a tool loop of two requests ten
+// times, four at once, on one Model of each wire: the tools array is
+// encoded once, by the first request, and every request carries the same
+// bytes.
+func TestToolsEncodedOncePerModel(t *testing.T) {
 	for _, w := range wires {
 		t.Run(w.name, func(t *testing.T) {
 			const runs = 10
@@ -56,16 +35,12 @@ func TestToolsEncodedOncePerAgent(t *testing.T) {
 				s.Add(reply)
 			}
 			before := toolsEncoded.Load()
-			a, err := NewAgent("once", append([]any{Lookup, Count, BaseURL(s.URL()), APIKey("test-key")}, w.opts...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
+			m := newModel(t, s, w.opts...)
 			var g errgroup.Group
 			g.SetLimit(4)
 			for range runs {
 				g.Go(func() error {
-					_, err := a.Run(context.Background(), "look up a")
+					_, err := drive(context.Background(), m, testTools, nil, userMessage("look up a"))
 					return err
 				})
 			}
@@ -108,21 +83,21 @@ func TestToolsEncodedOncePerAgent(t *testing.T) {
 // splice still sends: decoded, they must be the same JSON values.
 func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 	temp := float32(0.5)
-	defs := []ToolDef{
+	defs := []loop.ToolDef{
 		{Name: "lookup", Description: "Looks <a> & <b> up.", Parameters: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}}}`)},
 		{Name: "strict_one", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true},
 	}
 	items := `[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"e<>"},{"type":"function_call","id":"fc_1","call_id":"c1","name":"lookup","arguments":"{\"key\":\"a&b\"}"}]`
 	format := &loop.Format{Name: "answer", Description: "An <answer> & more.", Schema: json.RawMessage(`{"type":"object","description":"<n>"}`)}
-	req := &Request{Model: "m", Temperature: &temp, Tools: defs, Format: format, Messages: []Message{
-		{Role: RoleSystem, Content: "Be <brief>."},
-		{Role: RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01."},
-		{Role: RoleAssistant, Content: "Looking.", Reasoning: "hmm", ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}, {ID: "c2", Name: "strict_one", Arguments: `{}`}}},
-		{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "<record a>"},
-		{Role: RoleTool, ToolCallID: "c2", Name: "strict_one", Content: "ok"},
-		{Role: RoleAssistant, Content: "", ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}}, Items: json.RawMessage(items), ResponseID: "resp_1"},
-		{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "again"},
-		{Role: RoleUser, Content: "Thanks."},
+	req := &loop.Request{Model: "m", Temperature: &temp, Tools: defs, Format: format, Messages: []loop.Message{
+		{Role: loop.RoleSystem, Content: "Be <brief>."},
+		{Role: loop.RoleUser, Content: "Look up a & b, \"quoted\", \u2028 and \x01.", Images: []loop.Image{{MIMEType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n<>")}, {URL: "https://example.com/a.png?x=<1>&y=\"2\""}}},
+		{Role: loop.RoleAssistant, Content: "Looking.", Reasoning: "hmm", ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}, {ID: "c2", Name: "strict_one", Arguments: `{}`}}},
+		{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "<record a>"},
+		{Role: loop.RoleTool, ToolCallID: "c2", Name: "strict_one", Content: "ok", Images: []loop.Image{{Data: []byte("GIF89a")}}},
+		{Role: loop.RoleAssistant, Content: "", ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a&b"}`}}, Items: json.RawMessage(items), ResponseID: "resp_1"},
+		{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "again"},
+		{Role: loop.RoleUser, Content: "Thanks."},
 	}}
 	same := func(t *testing.T, got net.Buffers, want any) {
 		t.Helper()
@@ -154,7 +129,7 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 			}
 			want := chatRequest(req)
 			if stream {
-				want.Stream, want.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+				want.Stream, want.StreamOptions = true, &goopenai.StreamOptions{IncludeUsage: true}
 			}
 			same(t, body, want)
 		}
@@ -186,14 +161,15 @@ func TestBodiesMeanWhatGoOpenAIsDo(t *testing.T) {
 // by hand are go-openai's, byte for byte, on both wires.
 func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 	temp := float32(0.25)
-	req := &Request{Model: "m", Temperature: &temp,
-		Tools:  []ToolDef{{Name: "lookup", Description: "Looks up.", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}},
+	req := &loop.Request{Model: "m", Temperature: &temp,
+		Tools:  []loop.ToolDef{{Name: "lookup", Description: "Looks up.", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}},
 		Format: &loop.Format{Name: "answer", Description: "The answer.", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`), Strict: true},
-		Messages: []Message{
-			{Role: RoleSystem, Content: "Be brief."},
-			{Role: RoleUser, Content: "Look up a."},
-			{Role: RoleAssistant, ToolCalls: []ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a"}`}}},
-			{Role: RoleTool, ToolCallID: "c1", Name: "lookup", Content: "record a"},
+		Messages: []loop.Message{
+			{Role: loop.RoleSystem, Content: "Be brief."},
+			{Role: loop.RoleUser, Content: "Look up a."},
+			{Role: loop.RoleAssistant, ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "lookup", Arguments: `{"key":"a"}`}}},
+			{Role: loop.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "record a", Images: []loop.Image{{URL: "https://example.com/a.png"}}},
+			{Role: loop.RoleUser, Content: "And this?", Images: []loop.Image{{MIMEType: "image/jpeg", Data: []byte{0xff, 0xd8, 0xff}}}},
 		}}
 	join := func(b net.Buffers) string {
 		var s []byte
@@ -223,20 +199,24 @@ func TestBodiesAreGoOpenAIsBytes(t *testing.T) {
 }
 
 // FuzzBodies holds the bodies written by hand to go-openai's meaning for
-// any text in the messages, the model's and the tools' included: valid
-// JSON, and the same values once decoded, invalid UTF-8 and all.
+// any text in the messages, the model's and the tools' included, and any
+// image URL or bytes: valid JSON, and the same values once decoded,
+// invalid UTF-8 and all.
 func FuzzBodies(f *testing.F) {
 	f.Add("Look <up> a & b", `{"key":"a"}`, "<record>", "call_1")
 	f.Add("\u2028\u2029\x00\x1f\"\\", "not json", "\xff\xfe", "")
 	f.Add("", "", "", "c")
 	f.Fuzz(func(t *testing.T, prompt, args, result, id string) {
-		req := &Request{Model: "m", Tools: []ToolDef{{Name: "t", Description: prompt, Parameters: json.RawMessage(`{"type":"object"}`)}},
-			Messages: []Message{
-				{Role: RoleSystem, Content: prompt},
-				{Role: RoleUser, Content: prompt},
-				{Role: RoleAssistant, Content: result, Reasoning: prompt, ToolCalls: []ToolRequest{{ID: id, Name: "t", Arguments: args}}},
-				{Role: RoleTool, ToolCallID: id, Name: "t", Content: result},
+		req := &loop.Request{Model: "m", Tools: []loop.ToolDef{{Name: "t", Description: prompt, Parameters: json.RawMessage(`{"type":"object"}`)}},
+			Messages: []loop.Message{
+				{Role: loop.RoleSystem, Content: prompt},
+				{Role: loop.RoleUser, Content: prompt, Images: []loop.Image{{URL: "https://example.com/" + prompt}}},
+				{Role: loop.RoleAssistant, Content: result, Reasoning: prompt, ToolCalls: []loop.ToolRequest{{ID: id, Name: "t", Arguments: args}}},
+				{Role: loop.RoleTool, ToolCallID: id, Name: "t", Content: result, Images: []loop.Image{{MIMEType: "image/png", Data: []byte(result)}}},
 			}}
+		if result == "" {
+			req.Messages[3].Images = nil // an image needs bytes or a URL (checkImages)
+		}
 		decode := func(b []byte) any {
 			var v any
 			if err := json.Unmarshal(b, &v); err != nil {
@@ -257,7 +237,7 @@ func FuzzBodies(f *testing.F) {
 			t.Fatal(err)
 		}
 		creq := chatRequest(req)
-		creq.Stream, creq.StreamOptions = true, &openai.StreamOptions{IncludeUsage: true}
+		creq.Stream, creq.StreamOptions = true, &goopenai.StreamOptions{IncludeUsage: true}
 		want, err := json.Marshal(creq)
 		if err != nil {
 			t.Fatal(err)

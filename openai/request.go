@@ -1,22 +1,20 @@
-package onion
+package openai
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net"
-	"net/http"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/sashabaranov/go-openai"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // This file is the request encoding of the built-in wires. The body of a
@@ -138,18 +136,18 @@ var toolsEncoded atomic.Int64
 // one. A request with other tools (a runtime driving the loop with tools
 // of its own) has them encoded for it alone.
 type toolsCache struct {
-	encode func(b []byte, defs []ToolDef) []byte // the wire's encoding
+	encode func(b []byte, defs []loop.ToolDef) []byte // the wire's encoding
 	last   atomic.Pointer[encodedTools]
 	mu     sync.Mutex // held while encoding, so that concurrent first requests encode once
 }
 
 type encodedTools struct {
-	defs []ToolDef // a copy of the definitions encoded
+	defs []loop.ToolDef // a copy of the definitions encoded
 	json []byte
 }
 
 // get returns the tools array of defs.
-func (c *toolsCache) get(defs []ToolDef) []byte {
+func (c *toolsCache) get(defs []loop.ToolDef) []byte {
 	if e := c.last.Load(); e != nil && sameTools(e.defs, defs) {
 		return e.json
 	}
@@ -159,7 +157,7 @@ func (c *toolsCache) get(defs []ToolDef) []byte {
 		return e.json
 	}
 	toolsEncoded.Add(1)
-	e := &encodedTools{defs: append([]ToolDef(nil), defs...), json: c.encode(nil, defs)}
+	e := &encodedTools{defs: append([]loop.ToolDef(nil), defs...), json: c.encode(nil, defs)}
 	if c.last.Load() == nil {
 		c.last.Store(e) // the agent's tools: the first request's
 	}
@@ -169,7 +167,7 @@ func (c *toolsCache) get(defs []ToolDef) []byte {
 // sameTools reports whether a and b define the same tools. The schemas'
 // bytes are compared, not copied: an agent's never change, and comparing
 // the same bytes is quick.
-func sameTools(a, b []ToolDef) bool {
+func sameTools(a, b []loop.ToolDef) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -191,7 +189,7 @@ func appendParameters(b []byte, params []byte) []byte {
 }
 
 // chatTools encodes defs as Chat Completions' tools array.
-func chatTools(b []byte, defs []ToolDef) []byte {
+func chatTools(b []byte, defs []loop.ToolDef) []byte {
 	b = append(b, '[')
 	for i, d := range defs {
 		if i > 0 {
@@ -211,7 +209,7 @@ func chatTools(b []byte, defs []ToolDef) []byte {
 }
 
 // responsesTools encodes defs as the Responses API's tools array.
-func responsesTools(b []byte, defs []ToolDef) []byte {
+func responsesTools(b []byte, defs []loop.ToolDef) []byte {
 	b = append(b, '[')
 	for i, d := range defs {
 		if i > 0 {
@@ -234,17 +232,20 @@ func responsesTools(b []byte, defs []ToolDef) []byte {
 // Fixed fields of the requests.
 var (
 	includeUsage     = []byte(`{"include_usage":true}`)
-	includeEncrypted = []byte(`["` + openai.ResponseIncludeReasoningEncryptedContent + `"]`)
+	includeEncrypted = []byte(`["` + goopenai.ResponseIncludeReasoningEncryptedContent + `"]`)
 )
 
 // bodySize guesses the bytes of a request's body but its tools, so that
 // it is written into one buffer: the messages' text and a little for the
 // rest.
-func bodySize(msgs []Message) int {
+func bodySize(msgs []loop.Message) int {
 	n := 256
 	for i := range msgs {
 		m := &msgs[i]
 		n += len(m.Content) + len(m.Reasoning) + len(m.Items) + 96
+		for _, im := range m.Images {
+			n += len(im.Data)/3*4 + len(im.URL) + 128 // base64, and a label
+		}
 		for _, c := range m.ToolCalls {
 			n += len(c.ID) + len(c.Name) + len(c.Arguments) + 64
 		}
@@ -255,17 +256,19 @@ func bodySize(msgs []Message) int {
 // chatBody is the body of a Chat Completions request for req, its fields
 // in go-openai's order: the same bytes as go-openai's but for the HTML
 // escapes and the tools array's compaction.
-func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
+func (m *chatModel) chatBody(req *loop.Request, stream bool) (net.Buffers, error) {
 	o := object{b: make([]byte, 0, bodySize(req.Messages))}
 	o.str("model", req.Model)
 	o.key("messages")
 	o.b = append(o.b, '[')
-	for i := range req.Messages {
-		if i > 0 {
+	first := true
+	chatMessages(req.Messages, func(m *loop.Message, parts []part) {
+		if !first {
 			o.b = append(o.b, ',')
 		}
-		o.b = appendChatMessage(o.b, &req.Messages[i])
-	}
+		first = false
+		o.b = appendChatMessage(o.b, m, parts)
+	})
 	o.b = append(o.b, ']')
 	if err := appendTemperature(&o, req.Temperature); err != nil {
 		return nil, err
@@ -287,11 +290,17 @@ func (m *chatModel) chatBody(req *Request, stream bool) (net.Buffers, error) {
 }
 
 // appendChatMessage appends m as Chat Completions takes a message, with
-// the fields go-openai sends.
-func appendChatMessage(b []byte, m *Message) []byte {
+// the fields go-openai sends; its content is parts when they are not nil
+// (see chatMessages).
+func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 	o := object{b: b}
 	o.str("role", string(m.Role))
-	o.strOmit("content", m.Content)
+	if parts != nil {
+		o.key("content")
+		o.b = appendChatParts(o.b, parts)
+	} else {
+		o.strOmit("content", m.Content)
+	}
 	o.strOmit("name", m.Name)
 	o.strOmit("reasoning_content", m.Reasoning)
 	if len(m.ToolCalls) > 0 {
@@ -321,17 +330,17 @@ func appendChatMessage(b []byte, m *Message) []byte {
 // fields in go-openai's order. The
 // leading system messages are the instructions; a chained request
 // carries only what came after the last response.
-func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.Buffers, error) {
+func (m *responsesModel) responsesBody(req *loop.Request, include, stream bool) (net.Buffers, error) {
 	msgs := req.Messages
 	var instructions []string
-	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
+	for len(msgs) > 0 && msgs[0].Role == loop.RoleSystem {
 		instructions = append(instructions, msgs[0].Content)
 		msgs = msgs[1:]
 	}
 	var previous string
 	if m.chain {
 		for i := len(msgs) - 1; i >= 0; i-- {
-			if msgs[i].Role == RoleAssistant && msgs[i].ResponseID != "" {
+			if msgs[i].Role == loop.RoleAssistant && msgs[i].ResponseID != "" {
 				previous, msgs = msgs[i].ResponseID, msgs[i+1:]
 				break
 			}
@@ -372,7 +381,7 @@ func (m *responsesModel) responsesBody(req *Request, include, stream bool) (net.
 
 // appendInputItems appends the input items of one message, a comma
 // before each unless first; it returns whether still none was written.
-func appendInputItems(b []byte, m *Message, first bool) ([]byte, bool) {
+func appendInputItems(b []byte, m *loop.Message, first bool) ([]byte, bool) {
 	sep := func() {
 		if !first {
 			b = append(b, ',')
@@ -383,11 +392,16 @@ func appendInputItems(b []byte, m *Message, first bool) ([]byte, bool) {
 		sep()
 		o := object{b: b}
 		o.str("role", role)
-		o.str("content", content)
+		if len(m.Images) > 0 {
+			o.key("content")
+			o.b = appendInputParts(o.b, contentParts(m))
+		} else {
+			o.str("content", content)
+		}
 		b = o.end()
 	}
 	switch m.Role {
-	case RoleAssistant:
+	case loop.RoleAssistant:
 		if items, ok := outputItems(*m); ok {
 			for _, it := range items {
 				sep()
@@ -402,12 +416,17 @@ func appendInputItems(b []byte, m *Message, first bool) ([]byte, bool) {
 			sep()
 			b = appendFunctionCall(b, c)
 		}
-	case RoleTool:
+	case loop.RoleTool:
 		sep()
 		o := object{b: b}
 		o.str("type", "function_call_output")
 		o.str("call_id", m.ToolCallID)
-		o.str("output", m.Content)
+		if len(m.Images) > 0 {
+			o.key("output")
+			o.b = appendInputParts(o.b, contentParts(m))
+		} else {
+			o.str("output", m.Content)
+		}
 		b = o.end()
 	default:
 		message(string(m.Role), m.Content)
@@ -416,7 +435,7 @@ func appendInputItems(b []byte, m *Message, first bool) ([]byte, bool) {
 }
 
 // appendFunctionCall appends c as a function_call input item.
-func appendFunctionCall(b []byte, c ToolRequest) []byte {
+func appendFunctionCall(b []byte, c loop.ToolRequest) []byte {
 	o := object{b: b}
 	o.str("type", "function_call")
 	o.str("call_id", c.ID)
@@ -425,42 +444,34 @@ func appendFunctionCall(b []byte, c ToolRequest) []byte {
 	return o.end()
 }
 
-// swapBody gives req the body Generate wrote, in place of the stub's.
-func swapBody(req *http.Request, body net.Buffers) {
-	if req.Body != nil {
-		req.Body.Close()
+// chatFormat is f as Chat Completions' response_format.
+func chatFormat(f *loop.Format) *goopenai.ChatCompletionResponseFormat {
+	if f == nil {
+		return nil
 	}
-	n := 0
-	for _, p := range body {
-		n += len(p)
-	}
-	req.ContentLength = int64(n)
-	req.GetBody = func() (io.ReadCloser, error) {
-		b := slices.Clone(body) // reading consumes the slice
-		return io.NopCloser(&b), nil
-	}
-	req.Body, _ = req.GetBody()
+	return &goopenai.ChatCompletionResponseFormat{Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: f.Name, Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
 }
 
-// clientConfig returns the configuration of c. go-openai keeps it
-// unexported and offers no way to read it, so it is read by reflection;
-// should a later go-openai lay its Client out differently, ok is false.
-func clientConfig(c *openai.Client) (cfg openai.ClientConfig, ok bool) {
-	v := reflect.ValueOf(c).Elem().FieldByName("config")
-	if !v.IsValid() || v.Type() != reflect.TypeFor[openai.ClientConfig]() {
-		return cfg, false
+// responsesFormat is f as the Responses API's text.format.
+func responsesFormat(f *loop.Format) *goopenai.ResponseTextConfig {
+	if f == nil {
+		return nil
 	}
-	return *(*openai.ClientConfig)(unsafe.Pointer(v.UnsafeAddr())), true
+	return &goopenai.ResponseTextConfig{Format: &goopenai.ResponseTextFormat{Type: "json_schema",
+		Name: f.Name, Description: f.Description, Schema: f.Schema, Strict: f.Strict}}
 }
 
-// splices reports whether c sends through retryAfterRecorder, which puts
-// the bodies written here on the wire. A client it does not (one whose
-// configuration could not be read) is sent go-openai's own requests.
-func splices(c *openai.Client) bool {
-	cfg, ok := clientConfig(c)
-	if !ok {
-		return false
+// appendJSON appends the JSON encoding of v as an encoding/json Encoder
+// with SetEscapeHTML(false) writes it, without the newline: the values of
+// go-openai's types the wires send, and the output items go-openai
+// decoded, unchanged but for the order of their keys.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	_, ok = cfg.HTTPClient.(retryAfterRecorder)
-	return ok
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...), nil
 }
