@@ -81,7 +81,7 @@ func TestSecondRuntime(t *testing.T) {
 		}
 		res.RunID = ""
 		for i := range res.ToolCalls {
-			res.ToolCalls[i].Duration = 0
+			res.ToolCalls[i].Duration, res.ToolCalls[i].ApprovalWait = 0, 0
 		}
 		return res, s.Requests(), l.got()
 	}
