@@ -2,6 +2,8 @@ package onion
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/onionkit/onion/loop"
@@ -168,4 +170,46 @@ func (h Hooks) applyAgent(c *config) error {
 // A Hooks value passed to NewAgent does the same.
 func WithHooks(h ...Hooks) Option {
 	return optionFunc(func(c *config) error { c.hooks = append(c.hooks, h...); return nil })
+}
+
+// UnmarshalJSON reads a ToolCall as MarshalJSON writes it, and also with
+// its durations written as Go writes them ("1.2s"), as the onion command's
+// -json output has them.
+func (c *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall // without this method
+	var v struct {
+		*plain
+		Duration     json.RawMessage `json:"duration"`
+		ApprovalWait json.RawMessage `json:"approval_wait"`
+	}
+	v.plain = (*plain)(c)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var err error
+	if c.Duration, err = durationJSON(v.Duration); err != nil {
+		return fmt.Errorf("tool call %q: duration: %w", c.ID, err)
+	}
+	if c.ApprovalWait, err = durationJSON(v.ApprovalWait); err != nil {
+		return fmt.Errorf("tool call %q: approval_wait: %w", c.ID, err)
+	}
+	return nil
+}
+
+// durationJSON reads a duration as integer nanoseconds or a Go duration
+// string; absent or null is 0.
+func durationJSON(b json.RawMessage) (time.Duration, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return 0, nil
+	}
+	if b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return 0, err
+		}
+		return time.ParseDuration(s)
+	}
+	var n int64
+	err := json.Unmarshal(b, &n)
+	return time.Duration(n), err
 }

@@ -64,22 +64,24 @@ func TestRunJSON(t *testing.T) {
 	if got.code != 0 {
 		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
 	}
-	var res struct {
-		onion.Result
-		ToolCalls []struct {
-			onion.ToolCall
-			Duration string `json:"duration"`
-		} `json:"tool_calls"`
-	}
+	var res onion.Result // still decodes into the Result
 	if err := json.Unmarshal([]byte(got.stdout), &res); err != nil {
 		t.Fatalf("stdout is not a Result: %v\n%s", err, got.stdout)
 	}
-	if res.Output != "Your list is empty." || res.StopReason != onion.StopNatural || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Succeeded || res.ToolCalls[0].Output != "[]" {
+	if res.Output != "Your list is empty." || res.StopReason != onion.StopNatural || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Succeeded || res.ToolCalls[0].Output != "[]" || res.ToolCalls[0].Duration <= 0 {
 		t.Errorf("result %+v", res)
 	}
 	// Durations are for people: "1.2ms", not 1200000.
-	if d, err := time.ParseDuration(res.ToolCalls[0].Duration); err != nil || d <= 0 {
-		t.Errorf("duration %q: %v; want a Go duration such as 1.2ms\n%s", res.ToolCalls[0].Duration, err, got.stdout)
+	var raw struct {
+		ToolCalls []struct {
+			Duration string `json:"duration"`
+		} `json:"tool_calls"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &raw); err != nil || len(raw.ToolCalls) != 1 {
+		t.Fatalf("durations not strings: %v\n%s", err, got.stdout)
+	}
+	if d, err := time.ParseDuration(raw.ToolCalls[0].Duration); err != nil || d != res.ToolCalls[0].Duration {
+		t.Errorf("duration %q: %v; want a Go duration such as 1.2ms\n%s", raw.ToolCalls[0].Duration, err, got.stdout)
 	}
 }
 
