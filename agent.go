@@ -291,8 +291,9 @@ func Strict() Option {
 }
 
 // NewAgent makes an agent called name. Each item is an Option or a tool
-// source: a func, a pointer to a struct (its methods are tools), a *Tool
-// or a []*Tool. A Method item applies to the method of that name of every
+// source: a func, a pointer to a struct (its methods are tools), a *Tool,
+// a []*Tool, or another *Agent, which becomes a tool by which this agent
+// hands it a task (see the README's "Agents as tools"). A Method item applies to the method of that name of every
 // struct instance among the items; it is an error when none has one.
 func NewAgent(name string, items ...any) (*Agent, error) {
 	cfg := defaultConfig()

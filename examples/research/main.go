@@ -70,6 +70,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 	if os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
 		return errors.New("no model: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server such as http://localhost:11434/v1")
 	}
+	// snippet:subagent
 	reader, err := onion.NewAgent("reader", cfg.fetch,
 		onion.Description("Reads the web pages named in the task and reports what they say about its question, citing URLs. Give it the URLs and the question."),
 		onion.MaxIterations(4),
@@ -89,6 +90,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, questions []string, c
 		onion.MaxIterations(4),
 		onion.SystemPrompt(systemPrompt),
 		onion.WithHooks(showInner))
+	// end snippet:subagent
 	if err != nil {
 		return err
 	}
