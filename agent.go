@@ -414,39 +414,6 @@ func (a *Agent) loopConfig() loop.Config {
 	return c
 }
 
-// Loop returns the agent's loop: the rules of its runs as a deterministic
-// state machine, for a runtime other than Run and Stream to drive (see
-// package loop). The agent's tools, approver and settings for one call
-// are Tools and CallConfig.
-func (a *Agent) Loop() *loop.Loop { return a.core }
-
-// RunConfig is what applies to a whole run of an agent beyond its loop's
-// rules (Loop) and the settings of one call (CallConfig): the retries of
-// model requests, the hooks and the logger. A runtime that drives the
-// agent's loop itself uses it to behave as Run does.
-type RunConfig struct {
-	// Retries is how many times a failed model request is sent again
-	// when Retryable says it may pass (see Retries).
-	Retries int
-	// BackoffMin and BackoffMax bound the exponential backoff between
-	// retries (see RetryBackoff).
-	BackoffMin, BackoffMax time.Duration
-	// MaxRetryAfter is the longest Retry-After the agent waits; a server
-	// asking for longer fails the request (see MaxRetryAfter).
-	MaxRetryAfter time.Duration
-	// Hooks are the agent's hooks, in the order they run (see WithHooks).
-	Hooks []Hooks
-	// Logger is the agent's logger (see Logger); never nil.
-	Logger *slog.Logger
-}
-
-// RunConfig returns the settings the agent runs each run with, for a
-// runtime other than Run and Stream.
-func (a *Agent) RunConfig() RunConfig {
-	return RunConfig{Retries: a.cfg.retries, BackoffMin: a.cfg.backoffMin, BackoffMax: a.cfg.backoffMax,
-		MaxRetryAfter: a.cfg.maxRetryAfter, Hooks: slices.Clone(a.cfg.hooks), Logger: a.cfg.logger}
-}
-
 // LanguageModel returns the model the agent sends its requests to: the one
 // given with WithModel, or the built-in Chat Completions client. Each
 // Generate is one attempt; Run and Stream add the retries.

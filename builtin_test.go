@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/onionkit/onion/openai"
 )
@@ -35,7 +36,7 @@ func TestOpenAIPrefixNamesTheBuiltinClient(t *testing.T) {
 			if got := s.Requests()[0].Body.Model; got != "meta-llama/llama-3" {
 				t.Errorf("the request asked for model %q, want meta-llama/llama-3", got)
 			}
-			info := a.RunInfo("r", "hello")
+			info := drive.RunInfo(a, "r", "hello")
 			if info.Provider != "openai" || info.Model != "meta-llama/llama-3" || !strings.HasPrefix(s.URL(), "http://"+info.Server+"/") {
 				t.Errorf("RunInfo = provider %q model %q server %q", info.Provider, info.Model, info.Server)
 			}

@@ -112,10 +112,10 @@
 // event, finish), with no goroutines, clock, randomness or I/O inside, and
 // a State that encodes to JSON. Run and Stream drive it with goroutines,
 // the clock, hooks, the logger and the approver; another runtime, such as
-// a durable workflow engine, drives the same loop (Agent.Loop) with the
-// same model (Agent.LanguageModel) and runs each call the one way there is
+// a durable workflow engine, drives the same loop with the same model
+// (Agent.LanguageModel) and runs each call the one way there is
 // (CallConfig.Approve and CallConfig.Attempt, or RunCall for a single call
-// outside a loop).
+// outside a loop): package drive holds what only such a runtime needs.
 //
 // # Conversations
 //

@@ -22,6 +22,7 @@ var docPkgs = map[string]string{
 	"mcpserver":  "github.com/onionkit/onion/mcp/mcpserver",
 	"automation": "github.com/onionkit/onion/automation",
 	"srcdoc":     "github.com/onionkit/onion/srcdoc",
+	"drive":      "github.com/onionkit/onion/drive",
 }
 
 // docFiles are the documents whose inline code TestInlineCode checks.

@@ -25,7 +25,7 @@ const SkippedPrefix = loop.SkippedPrefix
 
 // CallConfig is what applies to a single tool call of an agent. The zero
 // value has no approver (a call that needs approval is denied), no
-// timeout and no cap on the output; an agent's (Agent.CallConfig) has its
+// timeout and no cap on the output; an agent's (drive.CallConfig) has its
 // options, with DefaultToolTimeout unless ToolTimeout is set.
 type CallConfig struct {
 	// Approver decides the calls that need approval (see Approver).
@@ -38,9 +38,9 @@ type CallConfig struct {
 	MaxOutput int
 }
 
-// CallConfig returns the settings the agent runs each call with, for a
-// runtime that runs the agent's calls itself.
-func (a *Agent) CallConfig() CallConfig {
+// callConfig is the settings the agent runs each call with (see
+// drive.CallConfig).
+func (a *Agent) callConfig() CallConfig {
 	return CallConfig{Approver: a.cfg.approver, Timeout: a.cfg.toolTimeout, MaxOutput: a.cfg.maxToolOutput}
 }
 

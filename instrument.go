@@ -62,9 +62,9 @@ func WithInstrument(in Instrument) Option {
 	})
 }
 
-// RunInfo is what the agent tells its instruments of the run runID of
-// prompt, for a runtime other than Run and Stream.
-func (a *Agent) RunInfo(runID, prompt string) RunInfo {
+// runInfo is what the agent tells its instruments of the run runID of
+// prompt (see drive.RunInfo).
+func (a *Agent) runInfo(runID, prompt string) RunInfo {
 	info := RunInfo{Agent: a.name, RunID: runID, Model: a.cfg.model, Provider: a.provider, SystemPrompt: a.cfg.systemPrompt, Prompt: prompt, Tools: a.defs}
 	if a.cfg.languageModel == nil {
 		info.Provider = "openai"
@@ -91,11 +91,8 @@ type RunAttacher interface {
 	AttachRun(ctx context.Context, run RunInfo) context.Context
 }
 
-// Instrument returns the agent's instruments (WithInstrument) as one, for
-// a runtime other than Run and Stream: it calls them in the order given,
-// the End methods in reverse, and is a RunAttacher that attaches those of
-// them that are. It is nil when the agent has none.
-func (a *Agent) Instrument() Instrument {
+// instrument is the agent's instruments as one (see drive.Instrument).
+func (a *Agent) instrument() Instrument {
 	if len(a.cfg.instruments) == 0 {
 		return nil
 	}
@@ -163,7 +160,7 @@ func (ins instruments) EndTool(ctx context.Context, c ToolCall) {
 
 func (r *liveRun) startRun(prompt string) {
 	for _, in := range r.instruments() {
-		r.ctx = in.StartRun(r.ctx, r.a.RunInfo(r.st.RunID, prompt))
+		r.ctx = in.StartRun(r.ctx, r.a.runInfo(r.st.RunID, prompt))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 )
 
 // attacher is a tape that can take up a run started elsewhere.
@@ -26,14 +27,14 @@ func TestAgentInstrumentIsTheInstrumentsAsOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := a.Instrument()
-	ctx := in.StartRun(context.Background(), a.RunInfo("r1", "hi"))
+	in := drive.Instrument(a)
+	ctx := in.StartRun(context.Background(), drive.RunInfo(a, "r1", "hi"))
 	in.EndRun(ctx, &onion.Result{StopReason: "natural"}, nil)
 	at, ok := in.(onion.RunAttacher)
 	if !ok {
 		t.Fatal("the agent's instrument is not a RunAttacher")
 	}
-	ctx = at.AttachRun(context.Background(), a.RunInfo("r2", ""))
+	ctx = at.AttachRun(context.Background(), drive.RunInfo(a, "r2", ""))
 	ctx = in.StartModel(ctx, &onion.Request{})
 	in.EndModel(ctx, &onion.Response{}, nil)
 
@@ -52,7 +53,7 @@ func TestAgentInstrumentIsTheInstrumentsAsOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bare.Instrument() != nil {
+	if drive.Instrument(bare) != nil {
 		t.Error("an agent with no instruments has one")
 	}
 }

@@ -140,7 +140,7 @@ func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {
 			r.stop(loop.StopCanceled, r.ctx.Err())
 		}
 	}
-	res := ResultOf(*r.result)
+	res := resultOf(*r.result)
 	if r.result.StopReason == loop.StopCanceled {
 		return res, fmt.Errorf("onion: run %s of agent %q canceled: %w", res.RunID, r.a.name, r.ctx.Err())
 	}
@@ -269,7 +269,7 @@ func (r *liveRun) askModel(req *Request, summary bool) {
 
 // call is the Call a tool and an approver see for c.
 func (r *liveRun) call(c loop.Call) Call {
-	call := CallOf(r.st.RunID, c)
+	call := callOf(r.st.RunID, c)
 	if r.parent != nil {
 		call.Agents = r.path()
 	}
@@ -279,7 +279,7 @@ func (r *liveRun) call(c loop.Call) Call {
 func (r *liveRun) approve(c loop.Call) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
-	cfg := r.a.CallConfig()
+	cfg := r.a.callConfig()
 	cfg.Approver = r.approver()
 	ctx := r.toolCtx(c.ID)
 	r.inflight++
@@ -296,7 +296,7 @@ func (r *liveRun) approve(c loop.Call) {
 func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
-	cfg := r.a.CallConfig()
+	cfg := r.a.callConfig()
 	ctx := r.toolCtx(c.ID)
 	if r.alone() {
 		// Nothing else is in flight or about to be: run it here, with no
@@ -438,8 +438,9 @@ func (r *liveRun) send(e Event) {
 	}
 }
 
-// ResultOf is the Result of a run of an agent's loop, as Run returns it.
-func ResultOf(lr loop.Result) *Result {
+// resultOf is the Result of a run of an agent's loop, as Run returns it
+// (see drive.ResultOf).
+func resultOf(lr loop.Result) *Result {
 	res := &Result{RunID: lr.RunID, Output: lr.Output, Iterations: lr.Iterations, StopReason: lr.StopReason, Usage: lr.Usage,
 		Compactions: slices.Clone(lr.Compactions)}
 	if len(lr.Calls) > 0 {
@@ -451,12 +452,9 @@ func ResultOf(lr loop.Result) *Result {
 	return res
 }
 
-// CallOf is the Call that the tool and the approver of the loop's call c
-// of run runID see: the model's arguments as JSON (as a JSON string when
-// they are not JSON), the attempt, and the idempotency key runID:ID, the
-// same on every attempt. A runtime with a steadier name for the call, such
-// as a durable workflow's, may put that in IdempotencyKey instead.
-func CallOf(runID string, c loop.Call) Call {
+// callOf is the Call that the tool and the approver of the loop's call c
+// of run runID see (see drive.CallOf).
+func callOf(runID string, c loop.Call) Call {
 	return Call{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: callArguments(c.Arguments),
 		RunID: runID, Attempt: max(c.Attempts, 1), IdempotencyKey: runID + ":" + c.ID}
 }

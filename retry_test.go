@@ -65,7 +65,7 @@ func TestNoBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := a.Loop().Config(); c.BackoffMin != 0 || c.BackoffMax != 0 {
+	if c := a.core.Config(); c.BackoffMin != 0 || c.BackoffMax != 0 {
 		t.Errorf("the loop waits %v to %v", c.BackoffMin, c.BackoffMax)
 	}
 }

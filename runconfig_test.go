@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 )
 
 // TestRunConfigIsTheAgentsSettings: another runtime reads the retries,
@@ -23,7 +24,7 @@ func TestRunConfigIsTheAgentsSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := a.RunConfig()
+	rc := drive.RunConfigOf(a)
 	if rc.Retries != 7 || rc.BackoffMin != time.Second || rc.BackoffMax != time.Minute || rc.MaxRetryAfter != time.Hour || rc.Logger != logger {
 		t.Errorf("RunConfig is %+v", rc)
 	}
@@ -38,7 +39,7 @@ func TestRunConfigIsTheAgentsSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc := d.RunConfig(); rc.Retries != 3 || rc.MaxRetryAfter != 5*time.Minute || rc.Logger == nil || rc.Hooks != nil {
+	if rc := drive.RunConfigOf(d); rc.Retries != 3 || rc.MaxRetryAfter != 5*time.Minute || rc.Logger == nil || rc.Hooks != nil {
 		t.Errorf("default RunConfig is %+v", rc)
 	}
 }

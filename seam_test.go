@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
 )
@@ -15,7 +16,7 @@ import (
 // at a time, no goroutines, no retries, no hooks. It is all another runtime
 // needs: the loop, the agent's model, tools and single-call settings.
 func runSync(ctx context.Context, t *testing.T, a *onion.Agent, runID, prompt string) *onion.Result {
-	l, model, cfg := a.Loop(), a.LanguageModel(), a.CallConfig()
+	l, model, cfg := drive.Loop(a), a.LanguageModel(), drive.CallConfig(a)
 	st, effects := l.Start(runID, 1, nil, prompt)
 	for len(effects) > 0 {
 		e := effects[0]
@@ -23,7 +24,7 @@ func runSync(ctx context.Context, t *testing.T, a *onion.Agent, runID, prompt st
 		var in loop.Input
 		switch e.Kind {
 		case loop.Finish:
-			return onion.ResultOf(*e.Result)
+			return drive.ResultOf(*e.Result)
 		case loop.AskModel:
 			resp, err := model.Generate(ctx, e.Request, nil)
 			if err != nil {
@@ -32,11 +33,11 @@ func runSync(ctx context.Context, t *testing.T, a *onion.Agent, runID, prompt st
 			in.Reply = resp
 		case loop.AskApproval:
 			tool, _ := a.Tools().Get(e.Call.Name)
-			ok, reason := cfg.Approve(ctx, tool, onion.CallOf(runID, e.Call))
+			ok, reason := cfg.Approve(ctx, tool, drive.CallOf(runID, e.Call))
 			in.Approval = &loop.Approval{CallID: e.Call.ID, Granted: ok, Reason: reason}
 		case loop.RunCall:
 			tool, _ := a.Tools().Get(e.Call.Name)
-			d := cfg.Attempt(ctx, tool, onion.CallOf(runID, e.Call), e.Call.Arguments)
+			d := cfg.Attempt(ctx, tool, drive.CallOf(runID, e.Call), e.Call.Arguments)
 			in.Done = &d
 		default:
 			continue

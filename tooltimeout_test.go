@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/oniontest"
 )
 
@@ -40,7 +41,7 @@ func TestDefaultToolTimeout(t *testing.T) {
 			}
 			s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("probe", `{}`)), oniontest.Text("ok"))
 			a := newAgent(t, s, append([]any{probe}, tt.opts...)...)
-			if got := a.CallConfig().Timeout; got != tt.want {
+			if got := drive.CallConfig(a).Timeout; got != tt.want {
 				t.Errorf("CallConfig().Timeout = %v, want %v", got, tt.want)
 			}
 			if _, err := a.Run(context.Background(), "go"); err != nil {

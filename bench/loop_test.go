@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/sashabaranov/go-openai"
@@ -196,7 +197,7 @@ func BenchmarkStep(b *testing.B) {
 		for _, c := range resp.Choices[0].Message.ToolCalls {
 			reply.Message.ToolCalls = append(reply.Message.ToolCalls, onion.ToolRequest{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 		}
-		l := agent.Loop()
+		l := drive.Loop(agent)
 		now := time.Now()
 		b.ReportAllocs()
 		for b.Loop() {

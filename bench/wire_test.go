@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 )
 
 // manyTools is how many tools BenchmarkRequestManyTools gives its agent.
@@ -81,7 +82,7 @@ func BenchmarkRequestManyTools(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer agent.Close()
-				cfg := agent.Loop().Config()
+				cfg := drive.Loop(agent).Config()
 				req := &onion.Request{Model: cfg.Model, Messages: []onion.Message{
 					{Role: onion.RoleSystem, Content: "You search records."},
 					{Role: onion.RoleUser, Content: "Find the invoices of March."},

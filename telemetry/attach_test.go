@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 )
 
 // TestAttachRunGivesChatTheRunsAttributes is a model request of a run
@@ -22,8 +23,8 @@ func TestAttachRunGivesChatTheRunsAttributes(t *testing.T) {
 	remote := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2},
 		TraceFlags: trace.FlagsSampled, Remote: true})
 	ctx := trace.ContextWithRemoteSpanContext(context.Background(), remote)
-	in := a.Instrument()
-	ctx = in.(onion.RunAttacher).AttachRun(ctx, a.RunInfo("r1", ""))
+	in := drive.Instrument(a)
+	ctx = in.(onion.RunAttacher).AttachRun(ctx, drive.RunInfo(a, "r1", ""))
 	ctx = in.StartModel(ctx, &onion.Request{Model: "m"})
 	in.EndModel(ctx, &onion.Response{Model: "m-1"}, nil)
 

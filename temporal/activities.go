@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 )
 
@@ -51,7 +52,7 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), modelErrorType, nil)
 	}
 	defer heartbeat(ctx)()
-	rc := a.RunConfig()
+	rc := drive.RunConfigOf(a)
 	attempt := int(activity.GetInfo(ctx).Attempt)
 	me := onion.ModelEvent{RunID: in.RunID, Iteration: in.Iteration, WithTools: len(in.Request.Tools) > 0}
 	if attempt == 1 {
@@ -151,21 +152,21 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 		return failed(fmt.Sprintf("this worker's agent %q has no tool %q: give every worker the same agents", in.Agent, in.Call.Name))
 	}
 	info := activity.GetInfo(ctx)
-	c := onion.CallOf(in.RunID, in.Call)
+	c := drive.CallOf(in.RunID, in.Call)
 	// Temporal's attempts of one activity are attempts too: a read run
 	// again after a lost worker.
 	c.Attempt = max(in.Call.Attempts, 1) + int(info.Attempt) - 1
 	c.IdempotencyKey = callKey(info.WorkflowExecution.ID, in.Chain, in.Call)
-	cfg := a.CallConfig()
+	cfg := drive.CallConfig(a)
 	limit := cfg.MaxOutput
 	if limit <= 0 {
-		limit = a.Loop().Config().MaxOutput
+		limit = drive.Loop(a).Config().MaxOutput
 	}
 	start := time.Now()
 	stop := heartbeat(ctx)
 	d := cfg.Attempt(ctx, t, c, in.Call.Arguments)
 	stop()
-	logAttempt(ctx, a.RunConfig().Logger, in, c.Attempt, d, time.Since(start))
+	logAttempt(ctx, drive.RunConfigOf(a).Logger, in, c.Attempt, d, time.Since(start))
 	d.CallID = in.Call.ID
 	d.Output, d.Error = loop.Cap(d.Output, limit), loop.Cap(d.Error, limit)
 	if n := payloadSize(d); n > maxPayload {
@@ -231,7 +232,7 @@ func (rt *runtime) needsApproval(ctx context.Context, in approvalInput) (bool, e
 	if !ok {
 		return true, nil
 	}
-	return t.NeedsApproval(ctx, onion.CallOf(in.RunID, in.Call)), nil
+	return t.NeedsApproval(ctx, drive.CallOf(in.RunID, in.Call)), nil
 }
 
 // heartbeat records a heartbeat on a timer until the returned func is

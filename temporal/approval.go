@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 )
 
@@ -49,7 +50,7 @@ func (r *wrun) handle(ctx workflow.Context) error {
 		calls := make([]onion.Call, 0, len(r.waiting))
 		for _, c := range r.waiting {
 			if _, answered := r.decisions[c.ID]; !answered {
-				call := onion.CallOf(r.st.RunID, c)
+				call := drive.CallOf(r.st.RunID, c)
 				call.IdempotencyKey = callKey(workflowID, chain, c) // the key the tool will see
 				calls = append(calls, call)
 			}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 )
 
@@ -51,7 +52,7 @@ func Result(ctx context.Context, run client.WorkflowRun) (*onion.Result, error) 
 	if err := run.Get(ctx, &lr); err != nil {
 		return nil, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
 	}
-	res := onion.ResultOf(lr)
+	res := drive.ResultOf(lr)
 	switch lr.StopReason {
 	case loop.StopFailed, loop.StopCanceled:
 		return res, fmt.Errorf("temporal: run %s stopped (%s): %s", run.GetID(), lr.StopReason, lr.Error)

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 )
 
@@ -144,7 +145,7 @@ func (r *wrun) startRun(ctx workflow.Context) {
 		return
 	}
 	base := withCarrier(context.Background(), r.in.Trace)
-	r.spans.run = r.spans.in.StartRun(base, r.agent.RunInfo(r.st.RunID, r.in.Prompt))
+	r.spans.run = r.spans.in.StartRun(base, drive.RunInfo(r.agent, r.st.RunID, r.in.Prompt))
 }
 
 // endRun ends the run's span, if this worker started it; res is nil when
@@ -199,12 +200,12 @@ func (r *wrun) traced(ctx workflow.Context, callID string) workflow.Context {
 // started by the agent's instruments, under the run's span the header
 // carried; end ends it.
 func traceModel(ctx context.Context, a *onion.Agent, runID string, req *loop.Request) (_ context.Context, end func(*loop.Response, error)) {
-	in := a.Instrument()
+	in := drive.Instrument(a)
 	if in == nil {
 		return ctx, func(*loop.Response, error) {}
 	}
 	if at, ok := in.(onion.RunAttacher); ok {
-		ctx = at.AttachRun(ctx, a.RunInfo(runID, ""))
+		ctx = at.AttachRun(ctx, drive.RunInfo(a, runID, ""))
 	}
 	ctx = in.StartModel(ctx, req)
 	return ctx, func(resp *loop.Response, err error) { in.EndModel(ctx, resp, err) }

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 )
 
@@ -58,8 +59,8 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	if err != nil {
 		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
 	}
-	r := &wrun{rt: rt, agent: a, lp: a.Loop(), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
-		spans: spans{in: a.Instrument()}}
+	r := &wrun{rt: rt, agent: a, lp: drive.Loop(a), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
+		spans: spans{in: drive.Instrument(a)}}
 	var effects []loop.Effect
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	switch {
@@ -81,7 +82,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 			switch e.Kind {
 			case loop.Finish:
 				r.endHooks(ctx, *e.Result)
-				r.endRun(onion.ResultOf(*e.Result), stopError(*e.Result))
+				r.endRun(drive.ResultOf(*e.Result), stopError(*e.Result))
 				return fitResult(*e.Result), nil
 			case loop.Emit:
 				r.log(ctx, e)
@@ -172,12 +173,12 @@ func (r *wrun) toolEvent(ctx workflow.Context, e loop.Effect) {
 	}
 	var hooks []onion.Hooks
 	if !r.hooksOff {
-		hooks = r.agent.RunConfig().Hooks
+		hooks = drive.RunConfigOf(r.agent).Hooks
 	}
 	if r.spans.run == nil && len(hooks) == 0 {
 		return
 	}
-	tc := onion.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]
+	tc := drive.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]
 	r.toolSpan(e, tc)
 	r.toolHooks(ctx, e, tc, hooks)
 }
@@ -212,12 +213,12 @@ func (r *wrun) endHooks(ctx workflow.Context, res loop.Result) {
 		return
 	}
 	err := stopError(res)
-	for _, h := range r.agent.RunConfig().Hooks {
+	for _, h := range drive.RunConfigOf(r.agent).Hooks {
 		if err != nil && h.OnError != nil {
 			h.OnError(context.Background(), err)
 		}
 		if err == nil && h.OnComplete != nil {
-			h.OnComplete(context.Background(), onion.ResultOf(res))
+			h.OnComplete(context.Background(), drive.ResultOf(res))
 		}
 	}
 }
@@ -261,7 +262,7 @@ func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) 
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return stopFailed(tooLarge("the conversation sent to the model", n) + ": start a new run with a shorter history")
 	}
-	rc := r.agent.RunConfig()
+	rc := drive.RunConfigOf(r.agent)
 	retries := rc.Retries
 	if s.ModelRetries != nil {
 		retries = *s.ModelRetries
@@ -382,8 +383,8 @@ func (r *wrun) toolTimeout() time.Duration {
 	switch {
 	case s.ToolTimeout > 0:
 		return s.ToolTimeout
-	case r.agent.CallConfig().Timeout > 0:
-		return r.agent.CallConfig().Timeout + s.HeartbeatTimeout
+	case drive.CallConfig(r.agent).Timeout > 0:
+		return drive.CallConfig(r.agent).Timeout + s.HeartbeatTimeout
 	}
 	return time.Hour
 }

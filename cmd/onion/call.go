@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/mcpclient"
 )
 
@@ -71,7 +72,7 @@ func callCommand() *command {
 			fmt.Fprintf(os.Stderr, "onion call: %s was not run: %s\n", name, reason)
 			return exitDenied
 		}
-		timeout := agent.CallConfig().Timeout // -tool-timeout
+		timeout := drive.CallConfig(agent).Timeout // -tool-timeout
 		out, err := callBounded(ctx, tool, args, timeout)
 		switch {
 		case ctx.Err() != nil:
@@ -133,7 +134,7 @@ func callBounded(ctx context.Context, tool *onion.Tool, args string, timeout tim
 }
 
 // rawArguments is args as an approver sees them: the JSON as it is, or a
-// JSON string of the text when it is not JSON, as onion.CallOf makes it.
+// JSON string of the text when it is not JSON, as drive.CallOf makes it.
 func rawArguments(args string) json.RawMessage {
 	if json.Valid([]byte(args)) {
 		return json.RawMessage(args)

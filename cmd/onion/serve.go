@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
 
@@ -50,7 +51,7 @@ func serveCommand() *command {
 		}
 		defer agent.Close()
 		tools := agent.Tools().All()
-		timeout := mcpserver.ToolTimeout(agent.CallConfig().Timeout) // -tool-timeout
+		timeout := mcpserver.ToolTimeout(drive.CallConfig(agent).Timeout) // -tool-timeout
 		if addr == "" {
 			err = mcpserver.ServeStdio(ctx, tools, timeout)
 		} else {

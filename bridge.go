@@ -1,0 +1,31 @@
+package onion
+
+import (
+	"slices"
+
+	"github.com/onionkit/onion/internal/bridge"
+	"github.com/onionkit/onion/loop"
+)
+
+// This file hands package drive what a runtime other than Run and Stream
+// needs of an agent, through internal/bridge, so that package onion's own
+// surface stays what a user types.
+
+func init() {
+	bridge.Loop = func(a any) *loop.Loop { return a.(*Agent).core }
+	bridge.CallConfig = func(a any) any { return a.(*Agent).callConfig() }
+	bridge.RunInfo = func(a any, runID, prompt string) any { return a.(*Agent).runInfo(runID, prompt) }
+	bridge.Instrument = func(a any) any {
+		if in := a.(*Agent).instrument(); in != nil {
+			return in
+		}
+		return nil
+	}
+	bridge.Run = func(a any) bridge.RunSettings {
+		c := a.(*Agent).cfg
+		return bridge.RunSettings{Retries: c.retries, BackoffMin: c.backoffMin, BackoffMax: c.backoffMax,
+			MaxRetryAfter: c.maxRetryAfter, Hooks: slices.Clone(c.hooks), Logger: c.logger}
+	}
+	bridge.ResultOf = func(lr loop.Result) any { return resultOf(lr) }
+	bridge.CallOf = func(runID string, c loop.Call) any { return callOf(runID, c) }
+}

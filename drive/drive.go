@@ -1,0 +1,85 @@
+// Package drive is what a runtime needs to drive an agent's loop itself,
+// as package temporal does, instead of Agent.Run and Agent.Stream: the
+// loop (a deterministic state machine, see package loop), the settings of
+// a run and of a call, the agent's instruments, and the Result and Call
+// values Run would make. A program that runs agents with Run, Stream or
+// Ask needs none of it.
+//
+// A runtime starts a run with Loop(a).Start, carries out each effect the
+// loop returns and reports it with Step: a model request with
+// LanguageModel (retried as RunConfig says, by onion.Retryable), a tool
+// call with onion.RunCall or CallConfig(a).Attempt, an approval with
+// CallConfig(a).Approve; it reports to Instrument(a) what Run reports, and
+// turns the loop's result into the Result Run returns with ResultOf.
+package drive
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/internal/bridge"
+	"github.com/onionkit/onion/loop"
+)
+
+// Loop returns the agent's loop: the rules of its runs as a deterministic
+// state machine, for a runtime other than Run and Stream to drive. The
+// agent's tools are a.Tools(); the settings of one call, CallConfig.
+func Loop(a *onion.Agent) *loop.Loop { return bridge.Loop(a) }
+
+// CallConfig returns the settings the agent runs each call with: its
+// approver, its tool timeout and its cap on output.
+func CallConfig(a *onion.Agent) onion.CallConfig { return bridge.CallConfig(a).(onion.CallConfig) }
+
+// RunConfig is what applies to a whole run of an agent beyond its loop's
+// rules (Loop) and the settings of one call (CallConfig): the retries of
+// model requests, the hooks and the logger.
+type RunConfig struct {
+	// Retries is how many times a failed model request is sent again
+	// when onion.Retryable says it may pass (see onion.Retries).
+	Retries int
+	// BackoffMin and BackoffMax bound the exponential backoff between
+	// retries (see onion.RetryBackoff).
+	BackoffMin, BackoffMax time.Duration
+	// MaxRetryAfter is the longest Retry-After the agent waits; a server
+	// asking for longer fails the request (see onion.MaxRetryAfter).
+	MaxRetryAfter time.Duration
+	// Hooks are the agent's hooks, in the order they run (see
+	// onion.WithHooks).
+	Hooks []onion.Hooks
+	// Logger is the agent's logger (see onion.Logger); never nil.
+	Logger *slog.Logger
+}
+
+// RunConfigOf returns the settings the agent runs each run with.
+func RunConfigOf(a *onion.Agent) RunConfig {
+	s := bridge.Run(a)
+	hooks, _ := s.Hooks.([]onion.Hooks)
+	return RunConfig{Retries: s.Retries, BackoffMin: s.BackoffMin, BackoffMax: s.BackoffMax,
+		MaxRetryAfter: s.MaxRetryAfter, Hooks: hooks, Logger: s.Logger}
+}
+
+// RunInfo is what the agent tells its instruments of the run runID of
+// prompt.
+func RunInfo(a *onion.Agent, runID, prompt string) onion.RunInfo {
+	return bridge.RunInfo(a, runID, prompt).(onion.RunInfo)
+}
+
+// Instrument returns the agent's instruments (onion.WithInstrument) as
+// one: it calls them in the order given, the End methods in reverse, and
+// is an onion.RunAttacher that attaches those of them that are. It is nil
+// when the agent has none.
+func Instrument(a *onion.Agent) onion.Instrument {
+	in, _ := bridge.Instrument(a).(onion.Instrument)
+	return in
+}
+
+// ResultOf is the Result of a run of an agent's loop, as Run returns it.
+func ResultOf(lr loop.Result) *onion.Result { return bridge.ResultOf(lr).(*onion.Result) }
+
+// CallOf is the Call that the tool and the approver of the loop's call c
+// of run runID see: the model's arguments as JSON (as a JSON string when
+// they are not JSON), the attempt, and the idempotency key runID:ID, the
+// same on every attempt. A runtime with a steadier name for the call, such
+// as a durable workflow's, may put that in IdempotencyKey instead.
+func CallOf(runID string, c loop.Call) onion.Call { return bridge.CallOf(runID, c).(onion.Call) }

@@ -1,0 +1,31 @@
+// Package bridge lets package drive reach into an onion.Agent without
+// package onion exporting what only runtimes need: package onion sets
+// these functions in its init, and drive calls them. Values are typed any
+// where their types are onion's, which this package cannot import.
+package bridge
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/onionkit/onion/loop"
+)
+
+// RunSettings are an agent's settings for a whole run (see drive.RunConfig).
+type RunSettings struct {
+	Retries                               int
+	BackoffMin, BackoffMax, MaxRetryAfter time.Duration
+	Hooks                                 any // []onion.Hooks
+	Logger                                *slog.Logger
+}
+
+// The functions package onion sets. agent is an *onion.Agent.
+var (
+	Loop       func(agent any) *loop.Loop
+	CallConfig func(agent any) any                       // onion.CallConfig
+	RunInfo    func(agent any, runID, prompt string) any // onion.RunInfo
+	Instrument func(agent any) any                       // onion.Instrument, nil for none
+	Run        func(agent any) RunSettings               //
+	ResultOf   func(lr loop.Result) any                  // *onion.Result
+	CallOf     func(runID string, c loop.Call) any       // onion.Call
+)
