@@ -64,6 +64,11 @@ type ToolCall struct {
 	Attempts  int           `json:"attempts"`         // 0 when it never ran
 	Duration  time.Duration `json:"duration"`         // from start to outcome, approval included
 	Iteration int           `json:"iteration"`        // the round of tool calls, from 1
+	// Images are the images the tool returned or showed, which the model
+	// was shown after Output: set in the ToolCall of RunCall and of
+	// EventToolFinished, left out of a Result's (its conversation's tool
+	// message holds them).
+	Images []Image `json:"images,omitempty"`
 }
 
 // Usage counts the tokens of a run's model requests (or of one Response):
