@@ -119,8 +119,10 @@ func (c *Conversation) MarshalHistory() ([]byte, error) {
 // whose role is not user, assistant or tool (a system message among them:
 // the agent gives its own), a tool message that answers no call of the
 // assistant message before it, or answers one twice, a call left
-// unanswered, a call ID over 256 bytes, more than MaxHistory messages —
-// naming the message, and then keeps the conversation as it was. The
+// unanswered, a call ID over 256 bytes, images on a message that is not a
+// prompt or a tool result or over the bounds of loop.CheckImages, more
+// than MaxHistory messages — naming the message, and then keeps the
+// conversation as it was. The
 // data is not bounded here: a caller reading it from outside bounds its
 // size first. SetHistory takes a program's own messages as they are.
 func (c *Conversation) UnmarshalHistory(data []byte) error {

@@ -65,13 +65,15 @@ type callKey struct{}
 // reports false when ctx does not belong to a tool call, as when a tool is
 // called directly with Tool.Call.
 func CallInfo(ctx context.Context) (Call, bool) {
-	c, ok := ctx.Value(callKey{}).(*Call)
+	cs, ok := ctx.Value(callKey{}).(*callState)
 	if !ok {
 		return Call{}, false
 	}
-	return *c, true
+	return cs.call, true
 }
 
-func withCall(ctx context.Context, c *Call) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
+// withCall is ctx in a call of c, whose tool may show images (ShowImages).
+func withCall(ctx context.Context, c Call) (context.Context, *callState) {
+	cs := &callState{call: c}
+	return context.WithValue(ctx, callKey{}, cs), cs
 }

@@ -115,8 +115,8 @@ func (cfg CallConfig) Attempt(ctx context.Context, t *Tool, c Call, args string)
 // attempt is Attempt, calling started (when not nil) just before the tool
 // runs, so that a runtime can start calls in order.
 func (cfg CallConfig) attempt(ctx context.Context, t *Tool, c Call, args string, started func()) loop.Done {
-	out, err := cfg.runTool(ctx, t, c, args, started)
-	d := loop.Done{CallID: c.ID, Output: out}
+	out, images, err := cfg.runTool(ctx, t, c, args, started)
+	d := loop.Done{CallID: c.ID, Output: out, Images: images}
 	var cut *cutError
 	switch {
 	case err == nil:
@@ -135,19 +135,21 @@ type cutError struct{ reason string }
 
 func (e *cutError) Error() string { return "the tool was cut off: " + e.reason }
 
-// runTool runs one attempt under the tool timeout. A tool that ignores its
-// context is abandoned when the timeout passes: its goroutine ends on its
-// own, and the call ends as cut.
-func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string, started func()) (string, error) {
-	ctx = withCall(ctx, &c)
+// runTool runs one attempt under the tool timeout: the tool's text and
+// its images, those it returned after those it showed (ShowImages). A
+// tool that ignores its context is abandoned when the timeout passes: its
+// goroutine ends on its own, and the call ends as cut.
+func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string, started func()) (string, []Image, error) {
+	ctx, cs := withCall(ctx, c)
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
 	type result struct {
-		out string
-		err error
+		out    string
+		images []Image
+		err    error
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -160,9 +162,9 @@ func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string,
 		if started != nil {
 			started()
 		}
-		out, err := t.Call(ctx, args)
+		out, images, err := t.output(ctx, args)
 		finished = true
-		done <- result{out, err}
+		done <- result{out, images, err}
 	}()
 	var r result
 	select {
@@ -170,22 +172,26 @@ func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string,
 	case <-ctx.Done():
 		r.err = ctx.Err()
 	}
+	shown := cs.shown()
 	if r.err == nil {
-		return r.out, nil
+		if len(shown) > 0 {
+			r.images = append(shown[:len(shown):len(shown)], r.images...)
+		}
+		return r.out, r.images, nil
 	}
 	var pe *PanicError
 	switch {
 	case errors.Is(r.err, ErrOutcomeUnknown):
-		return "", &cutError{reason: r.err.Error()}
+		return "", nil, &cutError{reason: r.err.Error()}
 	case errors.As(r.err, &pe):
-		return "", &cutError{reason: fmt.Sprintf("it panicked: %v", pe.Value)}
+		return "", nil, &cutError{reason: fmt.Sprintf("it panicked: %v", pe.Value)}
 	case ctx.Err() != nil && (errors.Is(r.err, context.DeadlineExceeded) || errors.Is(r.err, context.Canceled) || errors.Is(r.err, ctx.Err())):
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && cfg.Timeout > 0 {
-			return "", &cutError{reason: "it timed out after " + cfg.Timeout.String()}
+			return "", nil, &cutError{reason: "it timed out after " + cfg.Timeout.String()}
 		}
-		return "", &cutError{reason: "the run was canceled"}
+		return "", nil, &cutError{reason: "the run was canceled"}
 	}
-	return "", r.err
+	return "", nil, r.err
 }
 
 // callArguments is the model's argument text as a Call carries it: JSON,
@@ -201,5 +207,5 @@ func callArguments(args string) json.RawMessage {
 // toolCall is the loop's record of a call as a Result reports it.
 func toolCall(c loop.Call) ToolCall {
 	return ToolCall{ID: c.ID, Name: c.Name, Intent: Intent(c.Intent), Arguments: c.Arguments, Output: c.Output, Error: c.Error,
-		Outcome: c.Outcome, Attempts: c.Attempts, Duration: c.Duration, Iteration: c.Iteration, ApprovalWait: c.ApprovalWait}
+		Outcome: c.Outcome, Attempts: c.Attempts, Duration: c.Duration, Iteration: c.Iteration, ApprovalWait: c.ApprovalWait, Images: c.Images}
 }

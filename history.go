@@ -29,6 +29,10 @@ const MaxHistory = 100_000
 //     refuses such a conversation;
 //   - a call with no ID, an ID over loop.MaxCallID bytes, or two calls of one
 //     message with one ID;
+//   - images on a message other than a prompt (user) or a tool result, or
+//     images loop.CheckImages refuses: too many or too large, of another
+//     type than PNG, JPEG, GIF or WebP, data not of its stated type, both
+//     data and a URL, a URL that is not http(s);
 //   - more than MaxHistory messages.
 func checkHistory(msgs []Message) error {
 	if len(msgs) > MaxHistory {
@@ -45,6 +49,14 @@ func checkHistory(msgs []Message) error {
 		return nil
 	}
 	for i, m := range msgs {
+		if len(m.Images) > 0 {
+			if m.Role != RoleUser && m.Role != RoleTool {
+				return fmt.Errorf("message %d has the role %s and carries images: only a prompt (user) or a tool result does", i, clipText(string(m.Role)))
+			}
+			if err := loop.CheckImages(m.Images); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
+		}
 		if m.Role != RoleTool && asked >= 0 {
 			if err := unanswered(); err != nil {
 				return err

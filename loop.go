@@ -39,14 +39,25 @@ func (a *Agent) runWith(ctx context.Context, history []Message, prompt string, e
 // runIn is runWith, as a sub-run of the run parent names when parent is
 // not nil (see agentTool).
 func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun, parent *parentRun) (*Result, runTurn, error) {
+	ctx, images := promptImages(ctx)
+	if err := loop.CheckImages(images); err != nil {
+		return nil, runTurn{}, fmt.Errorf("onion: agent %q: the prompt's %w", a.name, err)
+	}
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	runID, seed := hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:])
 	var st *loop.State
 	var effects []loop.Effect
-	if ans != nil {
+	switch {
+	case len(images) > 0:
+		var format *loop.Format
+		if ans != nil {
+			format = &ans.typ.format
+		}
+		st, effects = a.core.StartPrompt(runID, seed, history, Message{Content: prompt, Images: images}, format)
+	case ans != nil:
 		st, effects = a.core.StartWithFormat(runID, seed, history, prompt, ans.typ.format)
-	} else {
+	default:
 		st, effects = a.core.Start(runID, seed, history, prompt)
 	}
 	r := &liveRun{a: a, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans, parent: parent}
@@ -80,13 +91,18 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, eve
 	return res, turn, err
 }
 
-// turn is what a run adds to its conversation: the prompt and the answer,
-// or every message of the run with KeepToolHistory.
+// turn is what a run adds to its conversation: the prompt (with the
+// images of msgs[0], the prompt's message) and the answer, or every
+// message of the run with KeepToolHistory.
 func (a *Agent) turn(msgs []Message, prompt, answer string) []Message {
 	if a.cfg.keepTools {
 		return slices.Clone(msgs)
 	}
-	return []Message{{Role: RoleUser, Content: prompt}, {Role: RoleAssistant, Content: answer}}
+	p := Message{Role: RoleUser, Content: prompt}
+	if len(msgs) > 0 && msgs[0].Role == RoleUser {
+		p.Images = msgs[0].Images
+	}
+	return []Message{p, {Role: RoleAssistant, Content: answer}}
 }
 
 // liveRun is one Run or Stream: the loop's State and what carries out its

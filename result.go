@@ -73,6 +73,11 @@ type ToolCall struct {
 	// outermost down ("lead", "reader"), for a call of an agent given as a
 	// tool, as events and hooks report it; empty for the run's own calls.
 	Agents []string `json:"agents,omitempty"`
+	// Images are the images the tool returned or showed, which the model
+	// was shown after Output: set in the ToolCall of RunCall and of
+	// EventToolFinished, left out of a Result's (its conversation's tool
+	// message holds them).
+	Images []Image `json:"images,omitempty"`
 }
 
 // Usage counts the tokens of a run's model requests (or of one Response):

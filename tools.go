@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // A Tool is one function a model can call: a name, a description, a JSON
@@ -241,9 +243,10 @@ func (t *Tool) Schema() json.RawMessage { return slices.Clone(t.params.json) }
 func (t *Tool) ResultType() reflect.Type { return t.result }
 
 // OutputSchema returns the JSON Schema of the tool's Go result, derived
-// once per type, or nil when ResultType is nil.
+// once per type, or nil when ResultType is nil or an image (Image, *Image
+// or []Image), which the model is shown rather than sent as JSON.
 func (t *Tool) OutputSchema() (json.RawMessage, error) {
-	if t.result == nil {
+	if t.result == nil || imageResult(t.result) {
 		return nil, nil
 	}
 	b, err := resultSchema(t.result, t.resultHint)
@@ -295,17 +298,43 @@ func (t *Tool) def() ToolDef {
 // arguments, and the result is the text the model would read. Arguments
 // that do not fit the schema, a tool error and a panic all come back as a
 // non-nil error, whose text is what the model is told.
+//
+// A tool that returns an Image, *Image or []Image has images, which the
+// model is shown: Call returns their loop.ImageNote in the text's place,
+// without the images (a run, and RunCall, keep them).
 func (t *Tool) Call(ctx context.Context, argsJSON string) (string, error) {
+	text, images, err := t.output(ctx, argsJSON)
+	if err != nil || len(images) == 0 {
+		return text, err
+	}
+	return loop.ImageNote(images), nil
+}
+
+// output runs the tool and returns the text the model reads of its
+// result, or, for an Image, *Image or []Image result, the images.
+func (t *Tool) output(ctx context.Context, argsJSON string) (string, []Image, error) {
 	v, err := t.call(ctx, argsJSON)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	switch r := v.(type) {
+	case Image:
+		return "", []Image{r}, nil
+	case *Image:
+		if r == nil {
+			return "", nil, nil
+		}
+		return "", []Image{*r}, nil
+	case []Image:
+		return "", r, nil
 	}
 	if t.resultEnc != nil {
 		if text, ok := t.resultEnc.text(v); ok {
-			return text, nil
+			return text, nil, nil
 		}
 	}
-	return textOf(v, t.flatResult)
+	text, err := textOf(v, t.flatResult)
+	return text, nil, err
 }
 
 // Run validates args, decodes them into the Go parameters, calls the Go

@@ -69,7 +69,7 @@
 //	browser     page_text    read    20,000 characters
 //	browser     click        write   -
 //	browser     type_text    write   -
-//	browser     screenshot   write   writes a PNG under BrowserScreenshotDir only
+//	browser     screenshot   write   writes a PNG under BrowserScreenshotDir only; the model is shown it
 //	browser     new_tab      write   -
 //	browser     switch_tab   write   -
 //	browser     list_tabs    read    -

@@ -33,8 +33,9 @@ func withNote(msgs []Message, note string) []Message {
 // alternate puts the request messages msgs, system message first, in the
 // shape strict templates accept: an assistant message without tool calls
 // before the first user turn (a compaction summary) is sent as user text,
-// and consecutive user messages are sent as one, their texts joined. msgs
-// is changed in place and returned shorter when messages were joined.
+// and consecutive user messages are sent as one, their texts joined and
+// their images in order. msgs is changed in place and returned shorter
+// when messages were joined.
 func alternate(msgs []Message) []Message {
 	out := msgs[:0]
 	seenUser := false
@@ -46,6 +47,9 @@ func alternate(msgs []Message) []Message {
 			seenUser = true
 			if prev := len(out) - 1; prev >= 0 && out[prev].Role == RoleUser {
 				out[prev].Content += noteJoin + m.Content
+				if len(m.Images) > 0 { // on a new array: the state keeps the first's
+					out[prev].Images = append(out[prev].Images[:len(out[prev].Images):len(out[prev].Images)], m.Images...)
+				}
 				continue
 			}
 		}

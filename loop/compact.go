@@ -101,7 +101,8 @@ func thousands(n int) string {
 
 // EstimateTokens is the loop's estimate of the prompt tokens of req: a
 // quarter of the bytes the model reads (texts, calls, provider items, tool
-// definitions), plus a few bytes of framing per message. It is what
+// definitions), plus a few bytes of framing per message, plus
+// about 1,600 tokens for each image. It is what
 // Config.CompactAfter is compared with; once a server has reported the
 // prompt tokens of a request, the loop scales the estimate of the next
 // ones by the ratio of that count to this estimate.
@@ -116,6 +117,12 @@ func EstimateTokens(req *Request) int {
 	return bytesTokens(n)
 }
 
+// imageTokens is what EstimateTokens counts for one image, whatever its
+// size: about what Anthropic counts for an image of 1.15 megapixels, the
+// largest it takes unscaled; OpenAI counts 765 for 1024×1024 in high
+// detail, Gemini 258 per 768×768 tile.
+const imageTokens = 1600
+
 // bytesTokens is n bytes in tokens at four bytes a token, rounded up: the
 // one rate the loop estimates tokens at.
 func bytesTokens(n int) int { return (n + 3) / 4 }
@@ -123,7 +130,7 @@ func bytesTokens(n int) int { return (n + 3) / 4 }
 // messageBytes is what one message weighs in EstimateTokens. A message
 // with provider items is sent as those items, which hold its text.
 func messageBytes(m *Message) int {
-	n := 16 + len(m.ToolCallID) + len(m.Name)
+	n := 16 + len(m.ToolCallID) + len(m.Name) + 4*imageTokens*len(m.Images)
 	if len(m.Items) > 0 {
 		return n + len(m.Items)
 	}
@@ -210,15 +217,16 @@ func (l *Loop) compact(st *State, out []Effect) ([]Effect, bool) {
 	now := before
 	for i := 0; i < cur && now > l.cfg.CompactAfter/2; i++ {
 		m := &st.Messages[i]
-		if m.Role != RoleTool || isNote(m.Content) {
+		if m.Role != RoleTool || isNote(m.Content) && len(m.Images) == 0 {
 			continue
 		}
-		note := ToolResultNote(m.Name, st.scale(bytesTokens(len(m.Content))))
-		if len(note) >= len(m.Content) {
+		size := len(m.Content) + 4*imageTokens*len(m.Images) // its images go with it
+		note := ToolResultNote(m.Name, st.scale(bytesTokens(size)))
+		if len(note) >= size {
 			continue
 		}
-		now -= st.scale((len(m.Content) - len(note)) / 4)
-		m.Content = note
+		now -= st.scale((size - len(note)) / 4)
+		m.Content, m.Images = note, nil
 		c.ToolResults++
 	}
 	if c.ToolResults > 0 {
@@ -314,6 +322,9 @@ func (l *Loop) summaryRequest(st *State) *Request {
 		default:
 			if m.Content != "" {
 				fmt.Fprintf(&b, "[%s]\n%s\n", m.Role, Cap(m.Content, max))
+			}
+			if len(m.Images) > 0 {
+				fmt.Fprintf(&b, "[%s showed %d image(s), not transcribed]\n", m.Role, len(m.Images))
 			}
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(&b, "[%s called %s]\n%s\n", m.Role, short(c.Name), Cap(c.Arguments, max))

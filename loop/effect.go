@@ -130,6 +130,10 @@ type Done struct {
 	// 30s").
 	Failure Failure `json:"failure,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	// Images are the images the tool returned, when it succeeded: the
+	// model is shown them after Output (see ImageNote). Images over the
+	// bounds of CheckImages fail the call.
+	Images []Image `json:"images,omitempty"`
 }
 
 // Stop ends a run early.

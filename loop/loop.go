@@ -370,8 +370,9 @@ func (l *Loop) advance(st *State, now time.Time, out []Effect) []Effect {
 			return out
 		}
 	}
-	for _, c := range st.Calls {
-		st.Messages = append(st.Messages, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output})
+	for i, c := range st.Calls {
+		st.Messages = append(st.Messages, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output, Images: c.Images})
+		st.Calls[i].Images = nil // the message holds them
 	}
 	st.Result.Calls = append(st.Result.Calls, st.Calls...)
 	st.Calls = nil
@@ -500,13 +501,28 @@ func durationSince(start, now time.Time) time.Duration {
 
 // End gives c the outcome its last attempt d decides, in the words the
 // model reads, each text cut to maxOutput bytes (no cap when 0). It is the
-// rule every runtime uses, with or without a Loop.
+// rule every runtime uses, with or without a Loop. A success with images
+// keeps them, its text led by their ImageNote; one whose images break the
+// bounds of CheckImages fails, naming the tool.
 func (c *Call) End(d Done, maxOutput int) {
 	c.Status = Waiting
 	c.Error = d.Error
+	c.Images = nil
 	switch d.Failure {
 	case "":
+		if err := CheckImages(d.Images); err != nil {
+			c.Outcome, c.Error = Failed, "the tool "+strconv.Quote(short(c.Name))+" returned images the model cannot be shown: "+err.Error()
+			c.Output = Cap(failureText(c.Error), maxOutput)
+			return
+		}
 		c.Outcome, c.Output, c.Error = Succeeded, Cap(d.Output, maxOutput), ""
+		if len(d.Images) > 0 {
+			note := ImageNote(d.Images)
+			if d.Output != "" {
+				note += "\n"
+			}
+			c.Output, c.Images = Cap(note+d.Output, maxOutput), d.Images
+		}
 	case NotRun:
 		c.Outcome, c.Output = Skipped, stoppedText
 	case Cut:

@@ -105,6 +105,9 @@ type Call struct {
 	Output string `json:"output,omitempty"`
 	// Error says why a call did not succeed.
 	Error string `json:"error,omitempty"`
+	// Images are the images the tool returned, which its tool message
+	// carries; Result.Calls leaves them out, to keep one copy.
+	Images []Image `json:"images,omitempty"`
 	// Duration is from Started to the outcome, approval included.
 	Duration time.Duration `json:"duration,omitempty"`
 	// ApprovalWait is the part of Duration spent waiting for approval;

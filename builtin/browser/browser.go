@@ -23,7 +23,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/builtin/internal/netpolicy"
+	"github.com/onionkit/onion/loop"
 )
 
 // Defaults and limits of a Browser.
@@ -264,7 +266,8 @@ func (b *Browser) TypeText(ctx context.Context, selector, text string) error {
 }
 
 // Screenshot saves a PNG picture of what the current tab shows (the visible
-// part of the page) and returns where it was saved.
+// part of the page) and returns where it was saved; you are shown the
+// picture too.
 //
 // path: the file to write, relative to the screenshot directory, such as "home.png"; ".png" is added if it has no extension
 func (b *Browser) Screenshot(ctx context.Context, path string) (string, error) {
@@ -279,15 +282,24 @@ func (b *Browser) Screenshot(ctx context.Context, path string) (string, error) {
 	if !filepath.IsLocal(path) {
 		return "", fmt.Errorf("%s: the path must be relative and stay inside the screenshot directory, such as \"shots/home.png\"", op)
 	}
-	var written string
+	var (
+		written string
+		shot    []byte
+	)
 	err := b.act(ctx, op, func(ctx context.Context, t *browserTab) error {
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			return err
 		}
 		written, err = b.writeShot(path, png)
+		shot = png
 		return err
 	})
+	if err == nil && len(shot) <= loop.MaxImageBytes {
+		// Run as a tool, the model sees the picture after the path; a
+		// picture too large to show is only saved.
+		onion.ShowImages(ctx, onion.Image{MIMEType: "image/png", Data: shot})
+	}
 	return written, err
 }
 

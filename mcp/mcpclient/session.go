@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/mcp/internal/outcome"
 )
 
@@ -194,12 +195,16 @@ func (s *session) call(ctx context.Context, name string, args json.RawMessage) (
 	if err != nil {
 		return nil, s.callError(ctx, err)
 	}
-	text := resultText(res)
 	if res.IsError {
+		text := resultText(res)
 		if text == "" {
 			text = fmt.Sprintf("%s reported an error without saying what went wrong", s.server)
 		}
 		return nil, resultError(res, text)
+	}
+	text, images := resultContent(res)
+	if len(images) > 0 && !onion.ShowImages(ctx, images...) {
+		return resultText(res), nil // called outside a run: described instead
 	}
 	return text, nil
 }
@@ -285,15 +290,38 @@ type plainError struct {
 func (e *plainError) Error() string   { return e.text }
 func (e *plainError) Unwrap() []error { return e.wrapped }
 
-// resultText is what the model reads of a result.
+// resultText is what the model reads of a result, images described.
 func resultText(res *mcp.CallToolResult) string {
-	var parts []string
+	text, _ := content(res, false)
+	return text
+}
+
+// resultContent is what the model reads of a result and the images it is
+// shown: each image that, with those before it, is within the bounds of
+// loop.CheckImages (a PNG, JPEG, GIF or WebP whose bytes are of its
+// mimeType, not too many, not too large); any other is described.
+func resultContent(res *mcp.CallToolResult) (string, []onion.Image) {
+	return content(res, true)
+}
+
+func content(res *mcp.CallToolResult, show bool) (string, []onion.Image) {
+	var (
+		parts  []string
+		images []onion.Image
+	)
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			parts = append(parts, c.Text)
 		case *mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
+			if show {
+				img := onion.Image{MIMEType: c.MIMEType, Data: c.Data}
+				if loop.CheckImages(append(images, img)) == nil {
+					images = append(images, img)
+					continue
+				}
+			}
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes, not shown]", clip(c.MIMEType), len(c.Data)))
 		case *mcp.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes, not shown]", c.MIMEType, len(c.Data)))
 		case *mcp.ResourceLink:
@@ -310,8 +338,17 @@ func resultText(res *mcp.CallToolResult) string {
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			return string(b)
+			return string(b), images
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(parts, "\n\n"), images
+}
+
+// clip bounds a peer's word (a MIME type) that a description quotes.
+func clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }

@@ -6,11 +6,13 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/mcp/internal/outcome"
 )
 
@@ -20,7 +22,8 @@ import (
 // succeed is an isError result with the text onion's loop gives its model,
 // never a protocol error: the peer's model must read it. A call that ended
 // outcome_unknown or denied also says so in the result's _meta, for a peer
-// that keeps onion's outcomes (see outcomeOf).
+// that keeps onion's outcomes (see outcomeOf). The images a tool returned
+// or showed follow its text as MCP image content (see imageContent).
 func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var question *mcp.CallToolResult
@@ -39,7 +42,14 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 			}
 			return res, nil
 		}
-		if s := structured(t, tc.Output, wrap); s != nil {
+		text := withoutNote(tc)
+		if len(tc.Images) > 0 {
+			res.Content = imageContent(tc.Images)
+			if text != "" {
+				res.Content = append([]mcp.Content{&mcp.TextContent{Text: text}}, res.Content...)
+			}
+		}
+		if s := structured(t, text, wrap); s != nil {
 			res.StructuredContent = s
 		}
 		return res, nil
@@ -63,6 +73,32 @@ func wireText(tc onion.ToolCall) string {
 			"), so the tool did not run. Do not call it again unless the user asks for it."
 	}
 	return tc.Output
+}
+
+// withoutNote is the text of tc, a call that succeeded, without the note
+// onion's loop puts ahead of it for its images: the peer's loop words its
+// own, so a tool served and consumed back reads as the local one does.
+func withoutNote(tc onion.ToolCall) string {
+	note := loop.ImageNote(tc.Images)
+	if note == "" || !strings.HasPrefix(tc.Output, note) {
+		return tc.Output
+	}
+	return strings.TrimPrefix(tc.Output[len(note):], "\n")
+}
+
+// imageContent is images as MCP content: an image with its bytes as image
+// content (mimeType and base64 data), one at a URL as a resource link the
+// peer may fetch.
+func imageContent(images []onion.Image) []mcp.Content {
+	out := make([]mcp.Content, len(images))
+	for i, img := range images {
+		if img.URL != "" {
+			out[i] = &mcp.ResourceLink{URI: img.URL, Name: "image " + strconv.Itoa(i+1), MIMEType: img.MIMEType}
+			continue
+		}
+		out[i] = &mcp.ImageContent{MIMEType: img.MIMEType, Data: img.Data}
+	}
+	return out
 }
 
 // outcomeOf is the outcome tc's isError result carries in its _meta, and

@@ -121,7 +121,7 @@ func outputSchema(t *onion.Tool) (schema json.RawMessage, wrap bool, err error) 
 		return nil, false, nil
 	}
 	s, err := t.OutputSchema()
-	if err != nil {
+	if err != nil || s == nil { // none: an image the peer is shown
 		return nil, false, err
 	}
 	// The schema of an any result is true, which allows every value.
