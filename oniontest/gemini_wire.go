@@ -250,7 +250,7 @@ func geminiStreamError(n int, g *GeminiRequest, step Step) reply {
 	if !g.Stream {
 		return geminiErrorReply(status, state, step.text, 0)
 	}
-	start := "…"
+	start := "" // no text yet: the client may send the request again
 	first := geminiResponse{ModelVersion: g.Model, ResponseID: "oniontest_" + strconv.Itoa(n),
 		Candidates: []geminiCandidate{{Content: &geminiOutContent{Parts: []geminiOutPart{{Text: &start}}, Role: "model"}}}}
 	body := marshal(geminiStatusBody(status, state, step.text, 0))
