@@ -181,7 +181,10 @@ func convert(v any, path string, depth int) (any, error) {
 	}
 	switch s := v.(type) {
 	case bool:
-		return s, nil
+		if !s {
+			return nil, &SchemaError{Path: path, Keyword: "false", Why: "a schema no value fits"}
+		}
+		return map[string]any{}, nil // any value, as an empty schema says it
 	case *object:
 		return convertObject(s, path, depth)
 	}
@@ -230,6 +233,10 @@ func convertObject(s *object, path string, depth int) (any, error) {
 					return nil, err
 				}
 				out["prefixItems"] = c
+				continue
+			}
+			if b, isBool := v.(bool); isBool && k == "additionalProperties" {
+				out[k] = b
 				continue
 			}
 			c, err := convert(v, path+"."+k, depth+1)
