@@ -300,9 +300,10 @@ func geminiStateOf(status int) string {
 }
 
 // wireError is an error reply in the words of the wire of path: the
-// Gemini API's for a Gemini path, OpenAI's for any other.
+// Gemini API's for a Gemini path (or any under /v1beta/), OpenAI's for
+// any other.
 func wireError(path string, status int, msg, typ string) reply {
-	if _, _, ok := geminiPath(path); ok {
+	if _, _, ok := geminiPath(path); ok || strings.HasPrefix(path, "/v1beta/") {
 		return geminiErrorReply(status, geminiStateOf(status), msg, 0)
 	}
 	return errorReply(status, msg, typ)
