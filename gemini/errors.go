@@ -163,7 +163,7 @@ func (m *Model) failure(ctx context.Context, x *exchange, model string, stream b
 		return me
 	}
 	me := &loop.ModelError{Retryable: loop.NetworkRetryable(err) || errors.Is(err, io.ErrUnexpectedEOF)}
-	if status != 0 && !errors.Is(err, errTooLarge) {
+	if status >= 400 {
 		me.StatusCode = status
 	}
 	if errors.Is(err, errTooLarge) {
