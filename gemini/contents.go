@@ -69,7 +69,7 @@ func (m *Model) build(model string, req *loop.Request) ([]*genai.Content, *genai
 		if len(req.Tools) == 0 || m.jsonWithTools() {
 			cfg.ResponseMIMEType, cfg.ResponseJsonSchema = "application/json", schema
 		}
-		if !m.jsonWithTools() {
+		if len(req.Tools) > 0 && !m.jsonWithTools() {
 			// Before Gemini 3 a request with functions cannot ask for
 			// JSON: the model is told the shape instead, the same way in
 			// every request of the run.
