@@ -57,9 +57,9 @@ func loadRecording(t *testing.T, name string) []recorded {
 				Status struct {
 					Code int `yaml:"code"`
 				} `yaml:"status"`
-				Headers    map[string][]string `yaml:"headers"`
+				Headers    map[string][]string     `yaml:"headers"`
 				Body       struct{ String string } `yaml:"body"`
-				ParsedBody any                 `yaml:"parsed_body"`
+				ParsedBody any                     `yaml:"parsed_body"`
 			} `yaml:"response"`
 		} `yaml:"interactions"`
 	}
