@@ -167,7 +167,7 @@ func (m *Model) Name() string { return m.name }
 // Generate sends req to the model, streaming when onDelta is not nil
 // (genai's GenerateContentStream: text as Delta.Text, thoughts as
 // Delta.Reasoning). Every failure is a *loop.ModelError.
-func (m *Model) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
+func (m *Model) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (resp *loop.Response, err error) {
 	if m.client == nil {
 		return nil, &loop.ModelError{Err: ErrNoAPIKey}
 	}
@@ -180,6 +180,14 @@ func (m *Model) Generate(ctx context.Context, req *loop.Request, onDelta func(lo
 	}
 	x := &exchange{}
 	ctx = context.WithValue(ctx, exchangeKey{}, x)
+	defer func() {
+		// genai's converters panic on some malformed replies (a null
+		// candidate, found by FuzzReply): a server's bytes must not
+		// bring the program down.
+		if p := recover(); p != nil {
+			resp, err = nil, m.failure(ctx, x, model, onDelta != nil, fmt.Errorf("the reply is malformed: genai: %v", p))
+		}
+	}()
 	if onDelta == nil {
 		resp, err := m.client.Models.GenerateContent(ctx, model, contents, cfg)
 		if err != nil {
