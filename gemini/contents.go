@@ -54,9 +54,9 @@ func (m *Model) build(model string, req *loop.Request) ([]*genai.Content, *genai
 			strict = strict || d.Strict
 		}
 		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-		if strict {
-			// Gemini's counterpart of OpenAI's strict mode: calls that
-			// fit their schema.
+		if strict && validatedMode(m.name) {
+			// Gemini's counterpart of OpenAI's strict mode (Gemini 2.5 and
+			// later): calls that fit their schema.
 			cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{
 				Mode: genai.FunctionCallingConfigModeValidated}}
 		}
@@ -108,6 +108,13 @@ func (m *Model) imagesInside() bool {
 func oldModel(name string) bool {
 	name = strings.TrimPrefix(name, "models/")
 	return strings.HasPrefix(name, "gemini-1") || strings.HasPrefix(name, "gemini-2")
+}
+
+// validatedMode reports whether the model takes the VALIDATED function
+// calling mode: Gemini 2.5 and later do.
+func validatedMode(name string) bool {
+	name = strings.TrimPrefix(name, "models/")
+	return !strings.HasPrefix(name, "gemini-1") && !strings.HasPrefix(name, "gemini-2.0")
 }
 
 // sentCall is a function call as a model content sent it: a function
