@@ -162,7 +162,7 @@ func (m *Model) failure(ctx context.Context, x *exchange, model string, stream b
 		}
 		return me
 	}
-	me := &loop.ModelError{Retryable: loop.NetworkRetryable(err) || errors.Is(err, io.ErrUnexpectedEOF)}
+	me := &loop.ModelError{Retryable: loop.NetworkRetryable(err) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedCall)}
 	if status >= 400 {
 		me.StatusCode = status
 	}

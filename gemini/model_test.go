@@ -307,3 +307,22 @@ func TestStreamParts(t *testing.T) {
 		t.Errorf("an error in the stream: %+v %v", me, err)
 	}
 }
+
+// TestMalformedCallIsRetried: a reply that is only a malformed function
+// call (finishReason MALFORMED_FUNCTION_CALL) is sent again, streamed or
+// not.
+func TestMalformedCallIsRetried(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		malformed := oniontest.ToolCalls(oniontest.Call("weather", `{"city":`))
+		s := oniontest.NewServer(t, malformed, malformed, oniontest.Text("ok"))
+		m := newModel(t, s.GeminiURL())
+		_, _, err := ask(m, stream)
+		if me := modelError(t, err); !me.Retryable || !strings.Contains(err.Error(), "MALFORMED_FUNCTION_CALL") {
+			t.Errorf("stream %v: %v", stream, err)
+		}
+		a := agent(t, m, Weather)
+		if out, err := a.Input(context.Background(), "go"); err != nil || out != "ok" || len(s.Requests()) != 3 {
+			t.Errorf("stream %v: %q, %v after %d requests", stream, out, err, len(s.Requests()))
+		}
+	}
+}

@@ -31,7 +31,32 @@ func reply(resp *genai.GenerateContentResponse) (*loop.Response, error) {
 	if c.Content != nil {
 		parts = c.Content.Parts
 	}
+	if err := malformed(c.FinishReason, c.FinishMessage, parts); err != nil {
+		return nil, err
+	}
 	return response(resp.ResponseID, resp.ModelVersion, parts, string(c.FinishReason), resp.UsageMetadata)
+}
+
+// errMalformedCall is a reply that ended with the model failing to write
+// a function call (finishReason MALFORMED_FUNCTION_CALL) and holds
+// nothing else: the same request may well succeed.
+var errMalformedCall = errors.New("the model wrote a malformed function call (finishReason MALFORMED_FUNCTION_CALL)")
+
+// malformed is the error of a reply that ended with a malformed call and
+// holds no part.
+func malformed(finish genai.FinishReason, message string, parts []*genai.Part) error {
+	if finish != genai.FinishReasonMalformedFunctionCall {
+		return nil
+	}
+	for _, p := range parts {
+		if p != nil && !(textOnly(p) && p.Text == "") {
+			return nil
+		}
+	}
+	if message != "" {
+		return fmt.Errorf("%w: %s", errMalformedCall, bound(message))
+	}
+	return errMalformedCall
 }
 
 // noCandidate is the error of a reply with no candidate: a blocked
@@ -119,13 +144,14 @@ const maxParts = 10000
 
 // stream gathers a streamed reply.
 type stream struct {
-	parts  []*genai.Part
-	finish string
-	id     string
-	model  string
-	usage  *genai.GenerateContentResponseUsageMetadata
-	chunks int
-	failed error
+	parts   []*genai.Part
+	finish  string
+	message string // the finish message
+	id      string
+	model   string
+	usage   *genai.GenerateContentResponseUsageMetadata
+	chunks  int
+	failed  error
 }
 
 // add takes one chunk, handing its text and thoughts to onDelta.
@@ -151,7 +177,7 @@ func (s *stream) add(chunk *genai.GenerateContentResponse, onDelta func(loop.Del
 	}
 	c := chunk.Candidates[0]
 	if c.FinishReason != "" {
-		s.finish = string(c.FinishReason)
+		s.finish, s.message = string(c.FinishReason), c.FinishMessage
 	}
 	if c.Content == nil {
 		return
@@ -198,6 +224,9 @@ func (s *stream) response() (*loop.Response, error) {
 	}
 	if s.finish == "" {
 		return nil, fmt.Errorf("the stream ended after %d chunks without a finish reason: %w", s.chunks, io.ErrUnexpectedEOF)
+	}
+	if err := malformed(genai.FinishReason(s.finish), s.message, s.parts); err != nil {
+		return nil, err
 	}
 	var parts []*genai.Part
 	for _, p := range s.parts {
