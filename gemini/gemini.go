@@ -13,12 +13,12 @@ import (
 	"github.com/onionkit/onion/loop"
 )
 
-// Provider is the prefix this package registers its models under:
+// Prefix is the prefix this package registers its models under:
 // "gemini/gemini-2.5-flash" names the model "gemini-2.5-flash".
-const Provider = "gemini"
+const Prefix = "gemini"
 
 func init() {
-	loop.Register(Provider, func(model string) (loop.LanguageModel, error) {
+	loop.Register(Prefix, func(model string) (loop.LanguageModel, error) {
 		return New(model)
 	})
 }

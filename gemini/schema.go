@@ -92,6 +92,7 @@ type SchemaError struct {
 	Why string
 }
 
+// Error names the keyword, where it is, and what to do.
 func (e *SchemaError) Error() string {
 	return fmt.Sprintf("%s: keyword %q (%s) has no form in the JSON Schema the Gemini API takes; "+
 		"remove it from the schema (the tool may check the rule itself)", e.Path, e.Keyword, e.Why)
