@@ -164,7 +164,7 @@ func (m *Model) contents(msgs []loop.Message) ([]*genai.Content, error) {
 			out = append(out, c)
 			i = j - 1
 		default:
-			return nil, fmt.Errorf("message %d: role %q", i, msg.Role)
+			return nil, fmt.Errorf("message %d: role %q", i, bound(string(msg.Role)))
 		}
 	}
 	return out, nil
