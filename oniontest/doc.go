@@ -23,6 +23,24 @@
 // previous_response_id) in which a call and its output do not pair up or
 // a reasoning item has nothing after it.
 //
+// It speaks the Gemini API too, at [Server.GeminiURL] (a base URL for
+// google.golang.org/genai, or GEMINI_BASE_URL): POST
+// /v1beta/models/{model}:generateContent and
+// :streamGenerateContent?alt=sse, from the same steps. A reply is the
+// API's JSON, pretty-printed as it sends it, or "data:" events ended by
+// CRLF blank lines; the calls of a reply come whole, the first with a
+// thought signature, without an ID unless the ToolCall has one (as
+// Gemini 2.5 sends them); a request that asks for thoughts gets one;
+// Truncated ends with finishReason MAX_TOKENS; RateLimited is a 429
+// RESOURCE_EXHAUSTED with a RetryInfo; the prompt tokens a request
+// shares with an earlier one (1,024 and more, at four bytes a token) are
+// reported as cachedContentTokenCount, as the API's implicit cache does.
+// [Request.Gemini] holds the decoded request and [Request.Body] the same
+// conversation in Chat Completions terms. Like the API, it refuses with
+// a 400 INVALID_ARGUMENT function responses that do not answer the calls
+// before them (as many, by name and ID, in order) and, for Gemini 3
+// models, a call of the current turn without its thought signature.
+//
 // Each request consumes the next [Step]. [Text] and [ToolCalls] script an
 // assistant turn; [Error], [RateLimited] and [StreamError] script
 // failures; [Replay] and [ReplayFile] serve recorded traffic byte for

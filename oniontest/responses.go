@@ -168,6 +168,9 @@ func (rr *ResponsesRequest) check() error {
 // refusal is the reply to a request that failed check: a 400 naming the
 // input, as api.openai.com sends it.
 func refusal(err error) (reply, bool) {
+	if rep, ok := geminiRefusal(err); ok {
+		return rep, true
+	}
 	var ie *inputError
 	if !errors.As(err, &ie) {
 		return reply{}, false

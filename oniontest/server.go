@@ -34,6 +34,10 @@ type Server struct {
 	keep     int  // how many requests to keep, negative for all
 	calls    int  // tool-call IDs assigned so far
 	closed   bool // set by Close: the test may be over, so no more t.Errorf
+
+	// geminiPrompts are the prompts of the last Gemini requests, for the
+	// implicit cache the Gemini wire reports (gemini_wire.go).
+	geminiPrompts [][]byte
 }
 
 // Request is one request the server received.
@@ -46,6 +50,11 @@ type Request struct {
 	// Chat Completions. Body then holds the same conversation in Chat
 	// Completions terms, so that assertions hold on either wire.
 	Responses *ResponsesRequest
+
+	// Gemini is the decoded body of a Gemini generateContent request
+	// (gemini.go), nil on OpenAI's wires; Body then holds the same
+	// conversation in Chat Completions terms.
+	Gemini *GeminiRequest
 }
 
 // ToolResults returns the tool messages the request carries, in order: the
@@ -135,9 +144,10 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath) {
+	_, _, gemini := geminiPath(r.URL.Path)
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath && !gemini) {
 		msg := fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)
-		send(w, errorReply(http.StatusNotFound, msg, "invalid_request_error"), Step{})
+		send(w, wireError(r.URL.Path, http.StatusNotFound, msg, "invalid_request_error"), Step{})
 		return
 	}
 	raw, err := io.ReadAll(r.Body)
@@ -154,19 +164,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		msg := fmt.Sprintf("oniontest: the body is not a request for %s: %v", r.URL.Path, err)
-		send(w, errorReply(http.StatusBadRequest, msg, "invalid_request_error"), Step{})
+		send(w, wireError(r.URL.Path, http.StatusBadRequest, msg, "invalid_request_error"), Step{})
 		return
 	case !ok:
 		msg := fmt.Sprintf("oniontest: unexpected request #%d: no step left", n)
 		s.errorf("%s", msg)
-		send(w, errorReply(http.StatusInternalServerError, msg, "server_error"), Step{})
+		send(w, wireError(r.URL.Path, http.StatusInternalServerError, msg, "server_error"), Step{})
 		return
 	}
 	step = step.resolve(req)
 	if step.kind == stepInvalid {
 		msg := fmt.Sprintf("oniontest: request #%d: the zero Step; build steps with Text, ToolCalls, Error, Replay or Func", n)
 		s.errorf("%s", msg)
-		send(w, errorReply(http.StatusInternalServerError, msg, "server_error"), Step{})
+		send(w, wireError(r.URL.Path, http.StatusInternalServerError, msg, "server_error"), Step{})
 		return
 	}
 	if !s.wait(r.Context(), step.delay) {
@@ -179,6 +189,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // decode fills the decoded fields of a request to path from its Raw body.
 func (r *Request) decode(path string) error {
+	if model, stream, ok := geminiPath(path); ok {
+		return r.decodeGemini(model, stream)
+	}
 	var err error
 	if path == responsesPath {
 		err = r.decodeResponses()
@@ -230,6 +243,9 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 
 // encode builds the reply to request number n.
 func (s *Server) encode(n int, req Request, step Step) reply {
+	if req.Gemini != nil {
+		return s.geminiReply(n, req, step)
+	}
 	if step.kind == stepRaw {
 		return step.raw.reply()
 	}

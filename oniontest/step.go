@@ -28,6 +28,7 @@ type Step struct {
 	noIndex, whole bool
 	truncated      bool   // cut by the output token limit
 	usage          *usage // nil: defaultUsage
+	rateLimited    bool   // made by RateLimited: each wire words it its own way
 }
 
 type stepKind int
@@ -92,6 +93,7 @@ func RateLimited(retryAfter time.Duration) Step {
 		"requests", "rate_limit_exceeded")
 	s := ReplayStatus(http.StatusTooManyRequests, "application/json", body)
 	s.raw.header = http.Header{"Retry-After": {fmt.Sprint(secs)}}
+	s.rateLimited = true
 	return s
 }
 

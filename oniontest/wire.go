@@ -219,12 +219,15 @@ func (r rawReply) reply() reply {
 	return reply{status: r.status, header: h, pieces: pieces}
 }
 
-// splitEvents cuts an event stream after each blank line; the last piece
-// may have none.
+// splitEvents cuts an event stream after each blank line (LF or CRLF,
+// as the Gemini API ends its events); the last piece may have none.
 func splitEvents(b []byte) [][]byte {
 	var pieces [][]byte
 	for len(b) > 0 {
 		i := bytes.Index(b, []byte("\n\n"))
+		if j := bytes.Index(b, []byte("\n\r\n")); j >= 0 && (i < 0 || j < i) {
+			i = j + 1
+		}
 		if i < 0 {
 			i = len(b)
 		} else {
