@@ -23,7 +23,7 @@ type modelFlags struct {
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.model, "model", "", "the model `name` (default $ONION_MODEL, else gpt-4o-mini)")
+	fs.StringVar(&m.model, "model", "", "the model `name` (default $ONION_MODEL, else gpt-4o-mini): anthropic/NAME or gemini/NAME for those providers (keys from $ANTHROPIC_API_KEY, $GEMINI_API_KEY), openai/NAME or a bare name for OpenAI's wires")
 	fs.StringVar(&m.baseURL, "base-url", "", "the OpenAI-compatible endpoint, `URL` including /v1 (default $OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&m.responses, "responses", false, "speak the Responses API (/v1/responses) instead of Chat Completions")
 	fs.IntVar(&m.maxIterations, "max-iterations", 10, "cap the rounds of tool calls at `N`")
@@ -36,7 +36,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 // or errNoModel when neither names an endpoint. A key is needed only for
 // OpenAI itself: with a base URL (Ollama, vLLM, oniontest) none is.
 func (m *modelFlags) options() ([]onion.Option, error) {
-	if m.baseURL == "" && os.Getenv("OPENAI_BASE_URL") == "" && os.Getenv("OPENAI_API_KEY") == "" {
+	if m.baseURL == "" && os.Getenv("OPENAI_BASE_URL") == "" && os.Getenv("OPENAI_API_KEY") == "" && !providerModel(m.model) {
 		return nil, errNoModel
 	}
 	opts := []onion.Option{onion.MaxIterations(m.maxIterations)}
