@@ -9,6 +9,7 @@ import (
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/gemini"
 	"github.com/onionkit/onion/oniontest"
 )
 
@@ -43,6 +44,13 @@ var wires = []wire{
 	{name: "openai-responses", options: func(s *oniontest.Server) []any {
 		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.ResponsesAPI()}
 	}, fields: []string{"tools", "instructions", "input"}},
+	{name: "gemini", options: func(s *oniontest.Server) []any {
+		m, err := gemini.New("gemini-2.5-flash", gemini.BaseURL(s.GeminiURL()), gemini.APIKey("test-key"))
+		if err != nil {
+			panic(err)
+		}
+		return []any{onion.WithModel(m)}
+	}, fields: []string{"tools", "systemInstruction", "contents"}},
 }
 
 // promptBytes is the part of a request body a prompt cache matches: the

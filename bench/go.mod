@@ -20,7 +20,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.20.0
 	google.golang.org/adk v1.0.0
-	google.golang.org/genai v1.40.0
+	google.golang.org/genai v1.77.0
 )
 
 require (
