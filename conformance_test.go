@@ -1,0 +1,234 @@
+package onion_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/gemini"
+	"github.com/onionkit/onion/oniontest"
+)
+
+// This file is the conformance suite every provider passes: the same
+// cases, through onion's public API, against oniontest speaking each
+// provider's wire. What only a wire can show (reasoning carried byte for
+// byte, cached tokens in its usage, its schema dialect, its recorded
+// exchanges) is in each provider package's own tests.
+
+// aProvider is one provider as the suite drives it: the options that make
+// an agent speak its wire to s.
+type aProvider struct {
+	name    string
+	options func(t *testing.T, s *oniontest.Server) []any
+}
+
+var suiteProviders = []aProvider{
+	{"openai-chat", func(t *testing.T, s *oniontest.Server) []any {
+		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key")}
+	}},
+	{"openai-responses", func(t *testing.T, s *oniontest.Server) []any {
+		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.ResponsesAPI()}
+	}},
+	{"gemini", func(t *testing.T, s *oniontest.Server) []any {
+		m, err := gemini.New("gemini-2.5-flash", gemini.BaseURL(s.GeminiURL()), gemini.APIKey("test-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []any{onion.WithModel(m)}
+	}},
+}
+
+// suiteAgent is an agent of items on provider p, talking to s.
+func suiteAgent(t *testing.T, p aProvider, s *oniontest.Server, items ...any) *onion.Agent {
+	t.Helper()
+	items = append(append([]any{onion.RetryBackoff(time.Millisecond, 5*time.Millisecond)}, p.options(t, s)...), items...)
+	a, err := onion.NewAgent("suite", items...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// CityRain gives the rain forecast for a city.
+//
+// city: the city
+//
+//onion:intent read
+func CityRain(city string) (string, error) { return "rain in " + city, nil }
+
+// CityReport gives the long weather report of a city.
+//
+// city: the city
+//
+//onion:intent read
+func CityReport(city string) (string, error) {
+	return "report for " + city + ": " + strings.Repeat("rain, wind and clouds; ", 200), nil
+}
+
+// Snapshot returns a picture of the dashboard.
+//
+//onion:intent read
+func Snapshot() (onion.Image, error) {
+	b, err := os.ReadFile("testdata/dot.png")
+	if err != nil {
+		return onion.Image{}, err
+	}
+	return onion.ImageData(b)
+}
+
+var conformanceCases = []struct {
+	name string
+	run  func(t *testing.T, p aProvider)
+}{
+	{"PlainAnswer", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.Text("Hello."))
+		if out, err := suiteAgent(t, p, s).Input(context.Background(), "hi"); err != nil || out != "Hello." {
+			t.Fatalf("out %q, err %v", out, err)
+		}
+	}},
+	{"OneTool", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`)), oniontest.Text("Rain."))
+		res, err := suiteAgent(t, p, s, CityRain).Run(context.Background(), "Weather in Oslo?")
+		if err != nil || res.Output != "Rain." || len(res.ToolCalls) != 1 || res.ToolCalls[0].Output != "rain in Oslo" {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+		if reqs := s.Requests(); len(reqs) != 2 || !bytes.Contains(reqs[1].Raw, []byte("rain in Oslo")) {
+			t.Errorf("the tool's result did not reach the model")
+		}
+	}},
+	{"ParallelTools", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`), oniontest.Call("city_rain", `{"city":"Rome"}`)), oniontest.Text("Both."))
+		res, err := suiteAgent(t, p, s, CityRain).Run(context.Background(), "Oslo and Rome?")
+		if err != nil || len(res.ToolCalls) != 2 || res.ToolCalls[0].Output != "rain in Oslo" || res.ToolCalls[1].Output != "rain in Rome" {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+		raw := s.Requests()[1].Raw
+		if i, j := bytes.Index(raw, []byte("rain in Oslo")), bytes.Index(raw, []byte("rain in Rome")); i < 0 || j < i {
+			t.Errorf("the results went back out of the model's order")
+		}
+	}},
+	{"StreamingTextAndToolCalls", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`)), oniontest.Text("It will rain in Oslo all day."))
+		var text strings.Builder
+		var started, finished int
+		for e, err := range suiteAgent(t, p, s, CityRain).Stream(context.Background(), "Oslo?") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch e.Kind {
+			case onion.EventTextDelta:
+				text.WriteString(e.Text)
+			case onion.EventToolStarted:
+				started++
+			case onion.EventToolFinished:
+				finished++
+			}
+		}
+		if text.String() != "It will rain in Oslo all day." || started != 1 || finished != 1 {
+			t.Errorf("streamed %q, %d started, %d finished", text.String(), started, finished)
+		}
+		if reqs := s.Requests(); !reqs[0].Stream {
+			t.Error("the request did not ask for a stream")
+		}
+	}},
+	{"Ask", func(t *testing.T, p aProvider) {
+		type verdict struct {
+			Rain bool   `json:"rain"`
+			City string `json:"city"`
+		}
+		s := oniontest.NewServer(t, oniontest.Text(`{"rain":true,"city":"Oslo"}`))
+		v, _, err := onion.Ask[verdict](context.Background(), suiteAgent(t, p, s), "Rain in Oslo?")
+		if err != nil || !v.Rain || v.City != "Oslo" {
+			t.Fatalf("%+v, %v", v, err)
+		}
+	}},
+	{"BudgetStop", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`)).WithUsage(900, 200))
+		res, err := suiteAgent(t, p, s, CityRain, onion.TokenBudget(1000)).Run(context.Background(), "Oslo?")
+		if err != nil || res.StopReason != onion.StopBudget || res.Usage.TotalTokens != 1100 || len(res.ToolCalls) != 1 {
+			t.Fatalf("res %+v, err %v: want a budget stop after the first reply", res, err)
+		}
+	}},
+	{"Compaction", func(t *testing.T, p aProvider) {
+		var steps []oniontest.Step
+		for _, c := range []string{"Oslo", "Rome", "Lima", "Pune"} {
+			steps = append(steps, oniontest.ToolCalls(oniontest.Call("city_report", `{"city":"`+c+`"}`)))
+		}
+		s := oniontest.NewServer(t, append(steps, oniontest.Text("Rain everywhere."))...)
+		res, err := suiteAgent(t, p, s, CityReport, onion.CompactAfter(2000), onion.CompactWith(onion.CompactToolResults)).Run(context.Background(), "Four cities?")
+		if err != nil || len(res.Compactions) == 0 {
+			t.Fatalf("res %+v, err %v: want a compaction", res, err)
+		}
+		if last := s.Requests()[4].Raw; bytes.Contains(last, []byte("report for Oslo: rain")) || !bytes.Contains(last, []byte("report for Pune: rain")) {
+			t.Errorf("the last request should carry the newest tool result whole and the oldest as a note")
+		}
+	}},
+	{"ImageInPrompt", func(t *testing.T, p aProvider) {
+		png, err := os.ReadFile("testdata/dot.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := onion.ImageData(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := oniontest.NewServer(t, oniontest.Text("A dot."))
+		ctx := onion.WithImages(context.Background(), img)
+		if out, err := suiteAgent(t, p, s).Input(ctx, "What is this?"); err != nil || out != "A dot." {
+			t.Fatalf("out %q, err %v", out, err)
+		}
+		if !bytes.Contains(s.Requests()[0].Raw, []byte(base64.StdEncoding.EncodeToString(png))) {
+			t.Error("the image did not reach the model")
+		}
+	}},
+	{"ImageFromTool", func(t *testing.T, p aProvider) {
+		png, err := os.ReadFile("testdata/dot.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("snapshot", `{}`)), oniontest.Text("A dot."))
+		res, err := suiteAgent(t, p, s, Snapshot).Run(context.Background(), "Show me the dashboard")
+		if err != nil || res.Output != "A dot." {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+		if !bytes.Contains(s.Requests()[1].Raw, []byte(base64.StdEncoding.EncodeToString(png))) {
+			t.Error("the tool's image did not reach the model")
+		}
+	}},
+	{"CutReply", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.Text("The forecast for Oslo is").Truncated())
+		res, err := suiteAgent(t, p, s, CityRain).Run(context.Background(), "Oslo?")
+		if err != nil || res.StopReason != onion.StopLength || res.Output != "The forecast for Oslo is" {
+			t.Fatalf("res %+v, err %v: want a length stop with the text as it came", res, err)
+		}
+	}},
+	{"CutToolCalls", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`)).Truncated(), oniontest.Text("Ask again, please."))
+		res, err := suiteAgent(t, p, s, CityRain).Run(context.Background(), "Oslo?")
+		if err != nil || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Skipped || res.Output != "Ask again, please." {
+			t.Fatalf("res %+v, err %v: want the cut call skipped, never run", res, err)
+		}
+	}},
+	{"RetriedOverload", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.RateLimited(time.Millisecond), oniontest.Text("Hello."))
+		res, err := suiteAgent(t, p, s).Run(context.Background(), "hi")
+		if err != nil || res.Output != "Hello." || len(s.Requests()) != 2 {
+			t.Fatalf("res %+v, err %v, %d requests", res, err, len(s.Requests()))
+		}
+	}},
+}
+
+// TestConformance runs every case against every provider.
+func TestConformance(t *testing.T) {
+	for _, p := range suiteProviders {
+		for _, c := range conformanceCases {
+			t.Run(p.name+"/"+c.name, func(t *testing.T) { c.run(t, p) })
+		}
+	}
+}
