@@ -46,6 +46,11 @@ type Request struct {
 	// Chat Completions. Body then holds the same conversation in Chat
 	// Completions terms, so that assertions hold on either wire.
 	Responses *ResponsesRequest
+
+	// Anthropic is the decoded body of a /v1/messages request (Anthropic's
+	// Messages API), nil on the other wires. Body then holds the same
+	// conversation in Chat Completions terms.
+	Anthropic *AnthropicRequest
 }
 
 // ToolResults returns the tool messages the request carries, in order: the
@@ -135,7 +140,11 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath) {
+	errorReply := errorReply
+	if r.URL.Path == anthropicPath {
+		errorReply = func(status int, msg, typ string) reply { return anthropicErrorReply(status, anthropicType(typ), msg) }
+	}
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath && r.URL.Path != anthropicPath) {
 		msg := fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)
 		send(w, errorReply(http.StatusNotFound, msg, "invalid_request_error"), Step{})
 		return
@@ -150,6 +159,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		if rep, ok := refusal(err); ok {
+			send(w, rep, Step{})
+			return
+		}
+		if rep, ok := anthropicRefusal(err); ok {
 			send(w, rep, Step{})
 			return
 		}
@@ -180,9 +193,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // decode fills the decoded fields of a request to path from its Raw body.
 func (r *Request) decode(path string) error {
 	var err error
-	if path == responsesPath {
+	switch path {
+	case responsesPath:
 		err = r.decodeResponses()
-	} else {
+	case anthropicPath:
+		err = r.decodeAnthropic()
+	default:
 		err = json.Unmarshal(r.Raw, &r.Body)
 	}
 	r.Stream = r.Body.Stream
@@ -246,6 +262,9 @@ func (s *Server) encode(n int, req Request, step Step) reply {
 	}
 	if req.Responses != nil {
 		return responsesReply(n, req, step)
+	}
+	if req.Anthropic != nil {
+		return anthropicReply(n, req, step)
 	}
 	m := meta{id: "chatcmpl-oniontest-" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Body.Model}
 	if m.model == "" {

@@ -28,6 +28,10 @@ type Step struct {
 	noIndex, whole bool
 	truncated      bool   // cut by the output token limit
 	usage          *usage // nil: defaultUsage
+
+	// The Anthropic wire's (anthropic_wire.go).
+	thinking              *string // WithThinking
+	cacheRead, cacheWrite int     // WithCache
 }
 
 type stepKind int
@@ -201,6 +205,12 @@ func (s Step) resolve(req Request) Step {
 		next.truncated = next.truncated || s.truncated
 		if s.usage != nil {
 			next.usage = s.usage
+		}
+		if s.thinking != nil {
+			next.thinking = s.thinking
+		}
+		if s.cacheRead != 0 || s.cacheWrite != 0 {
+			next.cacheRead, next.cacheWrite = s.cacheRead, s.cacheWrite
 		}
 		s = next
 	}
