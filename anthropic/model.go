@@ -227,16 +227,14 @@ func New(model string, opts ...Option) (*Model, error) {
 func (m *Model) Name() string { return m.name }
 
 // Generate sends req to the Messages API, streaming the reply when onDelta
-// is not nil. The request's Model, when set, names the model in place of
-// the Model's own.
+// is not nil. The request names the Model's own model: req.Model, the
+// agent's setting, is not read (an agent given a Model with
+// onion.WithModel keeps the default name of onion's own wire there).
 func (m *Model) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
 	if m.noKey {
 		return nil, &loop.ModelError{Err: ErrNoAPIKey}
 	}
 	model := m.name
-	if req.Model != "" {
-		model = req.Model
-	}
 	stream := onDelta != nil || !m.wholeOK
 	body, err := m.encode(req, model, stream)
 	if err != nil {
