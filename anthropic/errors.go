@@ -57,24 +57,31 @@ func (h *hint) middleware(req *http.Request, next option.MiddlewareNext) (*http.
 	}
 	resp, err := next(req)
 	if resp != nil && resp.Body != nil {
-		limit := int64(maxReplyBody)
 		if resp.StatusCode >= 400 {
-			limit = maxErrorBody
+			// An error's body is cut short, so that its status still tells
+			// the error.
+			resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxErrorBody, cut: true}
+		} else {
+			resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxReplyBody}
 		}
-		resp.Body = &limitedBody{ReadCloser: resp.Body, limit: limit, left: limit}
 	}
 	return resp, err
 }
 
-// limitedBody fails a read past its limit.
+// limitedBody ends a reply at its limit: with io.EOF when cut is set,
+// with an error otherwise.
 type limitedBody struct {
 	io.ReadCloser
-	limit, left int64
+	left int64
+	cut  bool
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
-		return 0, fmt.Errorf("the reply is longer than the %d bytes read of it", b.limit)
+		if b.cut {
+			return 0, io.EOF
+		}
+		return 0, fmt.Errorf("the reply is longer than the %d bytes read of it", maxReplyBody)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -211,7 +212,7 @@ func New(model string, opts ...Option) (*Model, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("anthropic.New: the base URL %q is not an http or https URL", redactURL(base))
 	}
-	copts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithBaseURL(base)}
+	copts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithHTTPClient(sharedHTTPClient())}
 	if key != "" {
 		// x-api-key is the header the Messages API documents, and the one
 		// Anthropic-compatible servers read (the SDK's WithAPIKey sends
@@ -262,6 +263,19 @@ func (m *Model) Generate(ctx context.Context, req *loop.Request, onDelta func(lo
 	}
 	return resp, nil
 }
+
+// sharedHTTPClient is the HTTP client of the Models' own SDK clients, one
+// for all so that they share connections: the SDK's default, which
+// WithoutEnvironmentDefaults leaves out, bounding the wait for a reply's
+// headers (the body, a stream, may take its time).
+var sharedHTTPClient = sync.OnceValue(func() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{Transport: http.DefaultTransport}
+})
 
 // endpointOf is the messages URL under the base URL u, without its query
 // and credentials.

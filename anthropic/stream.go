@@ -8,6 +8,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/onionkit/onion/loop"
 )
@@ -26,20 +27,28 @@ const maxReplyText = 32 << 20
 func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, opts []option.RequestOption, h *hint, onDelta func(loop.Delta)) (*loop.Response, error) {
 	s := m.client.Messages.NewStreaming(ctx, params, opts...)
 	defer s.Close()
+	resp, spoke, err := readStream(s, onDelta)
+	if err != nil {
+		return nil, m.modelError(err, h, spoke)
+	}
+	return resp, nil
+}
+
+// readStream reads the reply of s; spoke says a delta went to onDelta.
+func readStream(s *ssestream.Stream[sdk.MessageStreamEventUnion], onDelta func(loop.Delta)) (resp *loop.Response, spoke bool, err error) {
 	var st streamState
 	for !st.done && s.Next() {
 		if err := st.event(s.Current(), onDelta); err != nil {
-			return nil, m.modelError(err, h, st.spoke)
+			return nil, st.spoke, err
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, m.modelError(err, h, st.spoke)
+		return nil, st.spoke, err
 	}
 	if !st.done {
-		err := fmt.Errorf("the stream ended before message_stop: %w", io.ErrUnexpectedEOF)
-		return nil, m.modelError(err, h, st.spoke)
+		return nil, st.spoke, fmt.Errorf("the stream ended before message_stop: %w", io.ErrUnexpectedEOF)
 	}
-	return st.response(), nil
+	return st.response(), st.spoke, nil
 }
 
 // streamState is a streamed reply as far as it has come.
