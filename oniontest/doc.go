@@ -169,9 +169,8 @@
 // reply has its status, the headers kept (Content-Type, Retry-After,
 // Retry-After-Ms, X-Ratelimit-*, Anthropic-Ratelimit-*) and its body in
 // one of "events" (an event stream, each event with its blank line),
-// "body" (other text) or
-// "body_base64" (bytes that are not UTF-8); joined, they are the bytes
-// received. "volatile" lists fields that may differ from run to run, as
+// "body" (other text) or "body_base64" (bytes that are not UTF-8);
+// joined, they are the bytes received. "volatile" lists fields that may differ from run to run, as
 // paths into the request's JSON: keys and indexes joined by dots, "*" for
 // any ("metadata.trace", "messages.*.name"); at the top for every request,
 // on a request for that request alone, and more with the [Volatile]
