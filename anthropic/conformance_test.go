@@ -502,3 +502,26 @@ func TestConformanceNotRetried(t *testing.T) {
 		t.Errorf("the error shows the key: %q", msg)
 	}
 }
+
+// TestConformanceToolSchemas: the schemas onion derives are taken (an
+// object at the top), and a tool the Messages API would refuse fails when
+// the agent is made, naming the tool and the keyword.
+func TestConformanceToolSchemas(t *testing.T) {
+	s := oniontest.NewServer(t)
+	m := newModel(t, s)
+	if _, err := onion.NewAgent("ok", onion.WithModel(m), Weather, Fetch, GetUserCountry, RetrieveEntityInfo, onion.Strict()); err != nil {
+		t.Errorf("onion's own schemas: %v", err)
+	}
+	for _, tc := range []struct{ name, schema, says string }{
+		{"odd", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, "keyword anyOf"},
+	} {
+		raw, err := onion.NewRawTool(tc.name, json.RawMessage(tc.schema), func(ctx context.Context, args json.RawMessage) (any, error) { return "", nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = onion.NewAgent("bad", onion.WithModel(m), raw)
+		if err == nil || !strings.Contains(err.Error(), `tool "`+tc.name+`"`) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v", tc.schema, err)
+		}
+	}
+}
