@@ -197,3 +197,26 @@ func TestNewChecks(t *testing.T) {
 		t.Errorf("max_tokens %d with a budget of 2000", m.maxTokens)
 	}
 }
+
+// TestCheckTools: what the Messages API refuses of a tool, named.
+func TestCheckTools(t *testing.T) {
+	m := model(t)
+	ok := []loop.ToolDef{{Name: "a-b_C9"}, {Name: "x", Parameters: json.RawMessage(`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`)}}
+	if err := m.CheckTools(ok); err != nil {
+		t.Errorf("%v", err)
+	}
+	for _, tc := range []struct {
+		def  loop.ToolDef
+		says string
+	}{
+		{loop.ToolDef{Name: "fs.read"}, `tool "fs.read": the Messages API takes tool names of letters, digits, _ and -, not '.'`},
+		{loop.ToolDef{Name: strings.Repeat("n", 129)}, "1 to 128 characters"},
+		{loop.ToolDef{Name: "t", Parameters: json.RawMessage(`{"type":"object","oneOf":[{}]}`)}, "keyword oneOf"},
+		{loop.ToolDef{Name: "t", Parameters: json.RawMessage(`{"properties":{}}`)}, "type of its input_schema is missing"},
+		{loop.ToolDef{Name: "t", Parameters: json.RawMessage(`[1]`)}, "not a JSON Schema object"},
+	} {
+		if err := m.CheckTools([]loop.ToolDef{tc.def}); err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v, want %q", tc.def.Name, err, tc.says)
+		}
+	}
+}
