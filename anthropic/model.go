@@ -65,8 +65,6 @@ type thinking struct {
 	budget   int // budget_tokens; 0 with adaptive false: no thinking
 }
 
-func (t thinking) on() bool { return t.adaptive || t.budget > 0 }
-
 // Option configures a Model.
 type Option func(*config)
 

@@ -204,7 +204,7 @@ func blocksText(blocks []AnthropicBlock) string {
 // tool_result block a tool message named after its call, thinking as
 // reasoning content. Images have no place there and are left out.
 func (ar *AnthropicRequest) chat() openai.ChatCompletionRequest {
-	req := openai.ChatCompletionRequest{Model: ar.Model, Stream: ar.Stream, MaxTokens: ar.MaxTokens}
+	req := openai.ChatCompletionRequest{Model: ar.Model, Stream: ar.Stream, MaxCompletionTokens: ar.MaxTokens}
 	if ar.Temperature != nil {
 		req.Temperature = *ar.Temperature
 	}
