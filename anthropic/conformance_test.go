@@ -130,6 +130,7 @@ func TestConformanceByName(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.Text("hi"), oniontest.Text("hello"))
 	t.Setenv("ANTHROPIC_BASE_URL", s.AnthropicURL())
 	t.Setenv("ANTHROPIC_API_KEY", testKey)
+	t.Setenv("ONION_MODEL", "")
 	a, err := onion.NewAgent("byname", onion.Model("anthropic/claude-sonnet-4-5"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +156,7 @@ func TestConformanceByName(t *testing.T) {
 func TestConformanceNoKey(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("ANTHROPIC_BASE_URL", "")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
 	a, err := onion.NewAgent("nokey", onion.Model("anthropic/claude-sonnet-4-5"), onion.Retries(0))
 	if err != nil {
 		t.Fatal(err)

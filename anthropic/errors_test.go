@@ -131,6 +131,7 @@ func TestStatusErrors(t *testing.T) {
 // TestNoKeyWithBaseURL: a local server needs no key, and none is sent.
 func TestNoKeyWithBaseURL(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
 	s := oniontest.NewServer(t, oniontest.Text("hi"))
 	m, err := anthropic.New("local", anthropic.BaseURL(s.AnthropicURL()))
 	if err != nil {
@@ -168,4 +169,28 @@ func TestWithClient(t *testing.T) {
 // token (the SDK's own way).
 func anthropicOptions(s *oniontest.Server) []option.RequestOption {
 	return []option.RequestOption{option.WithBaseURL(s.AnthropicURL()), option.WithAPIKey(testKey)}
+}
+
+// TestAuthToken: without a key, ANTHROPIC_AUTH_TOKEN goes as a bearer
+// token; a key wins over it.
+func TestAuthToken(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("a"), oniontest.Text("b"))
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_BASE_URL", s.AnthropicURL())
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", testKey)
+	m, err := anthropic.New("claude-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	generate(t, m, false)
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-other-0123456789")
+	if m, err = anthropic.New("claude-x"); err != nil {
+		t.Fatal(err)
+	}
+	generate(t, m, false)
+	first, second := s.Requests()[0].Header, s.Requests()[1].Header
+	if first.Get("Authorization") != "Bearer "+testKey || first.Get("X-Api-Key") != "" ||
+		second.Get("X-Api-Key") != "sk-ant-other-0123456789" || second.Get("Authorization") != "" {
+		t.Errorf("headers %v, then %v", first, second)
+	}
 }

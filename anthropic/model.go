@@ -161,8 +161,10 @@ func NoCache() Option {
 
 // New returns a Model of the named Anthropic model, such as
 // "claude-sonnet-4-5". Without APIKey, BaseURL or WithClient it reads
-// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; with neither set it is made
-// all the same, and its first request fails with ErrNoAPIKey.
+// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (and, without a key,
+// ANTHROPIC_AUTH_TOKEN, sent as a bearer token, as gateways take it);
+// with none set it is made all the same, and its first request fails
+// with ErrNoAPIKey.
 func New(model string, opts ...Option) (*Model, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, errors.New("anthropic.New: give the model's name, such as claude-sonnet-4-5")
@@ -196,13 +198,16 @@ func New(model string, opts ...Option) (*Model, error) {
 		return m, nil
 	}
 	key, base := os.Getenv("ANTHROPIC_API_KEY"), os.Getenv("ANTHROPIC_BASE_URL")
+	token := "" // a bearer token, as a gateway may want in place of a key
 	if cfg.apiKey != nil {
 		key = *cfg.apiKey
+	} else if key == "" {
+		token = os.Getenv("ANTHROPIC_AUTH_TOKEN")
 	}
 	if cfg.baseURL != nil {
 		base = *cfg.baseURL
 	}
-	m.noKey = key == "" && base == ""
+	m.noKey = key == "" && token == "" && base == ""
 	if base == "" {
 		base = DefaultBaseURL
 	}
@@ -216,6 +221,8 @@ func New(model string, opts ...Option) (*Model, error) {
 		// Anthropic-compatible servers read (the SDK's WithAPIKey sends
 		// the key as a bearer token).
 		copts = append(copts, option.WithHeader("X-Api-Key", key))
+	} else if token != "" {
+		copts = append(copts, option.WithHeader("Authorization", "Bearer "+token))
 	}
 	m.client = sdk.NewClient(copts...)
 	m.endpoint = endpointOf(u)
