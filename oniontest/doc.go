@@ -32,7 +32,9 @@
 // stop_reason max_tokens, StreamError an error event after message_start;
 // [Step.WithThinking] puts a signed thinking block first and
 // [Step.WithCache] reports cache reads and writes; [Overloaded] is a 529.
-// An Anthropic client takes [Server.AnthropicURL] as its base URL.
+// An Anthropic client takes [Server.AnthropicURL] as its base URL, of a
+// server made with NewServer, Record (recording from
+// "https://api.anthropic.com/v1") or Playback.
 // [Request.Anthropic] holds the decoded request, and [Request.Body] the
 // same conversation in Chat Completions terms. Like api.anthropic.com, it
 // refuses with a 400 a request without max_tokens, with an empty text
@@ -86,8 +88,6 @@
 // then on (record_example_test.go holds this test):
 //
 //	// go test -run TestWeatherRecorded -record https://api.openai.com/v1
-//	// (https://api.anthropic.com/v1 for Anthropic's, with the client's
-//	// base URL s.AnthropicURL())
 //	// records the run again, with $OPENAI_API_KEY (never written down);
 //	// plain go test plays it back.
 //	var recordFrom = flag.String("record", "", "record the run again from this endpoint")
