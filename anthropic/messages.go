@@ -130,11 +130,12 @@ func itemBlocks(m loop.Message) (blocks [][]byte, ok bool) {
 			Type string `json:"type"`
 			ID   string `json:"id"`
 		}
-		if json.Unmarshal(raw, &head) != nil {
-			return nil, false
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &head) != nil || head.Type == "" {
+			return nil, false // not blocks this package wrote
 		}
 		if head.Type != "tool_use" {
-			blocks = append(blocks, bytes.TrimSpace(raw))
+			blocks = append(blocks, raw)
 			continue
 		}
 		if call >= len(m.ToolCalls) {
@@ -154,7 +155,7 @@ func itemBlocks(m loop.Message) (blocks [][]byte, ok bool) {
 			}
 			raw = b
 		}
-		blocks = append(blocks, bytes.TrimSpace(raw))
+		blocks = append(blocks, raw)
 	}
 	if call != len(m.ToolCalls) {
 		return nil, false

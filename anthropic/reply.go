@@ -71,7 +71,7 @@ func message(blocks []*block) loop.Message {
 			msg.ToolCalls = append(msg.ToolCalls, loop.ToolRequest{ID: bl.id, Name: bl.name, Arguments: args})
 			add(toolUseBlock(bl.id, bl.name, args))
 		default:
-			if len(bl.raw) > 0 {
+			if bl.typ != "" && len(bl.raw) > 0 {
 				keep = true
 				add(bl.raw)
 			}

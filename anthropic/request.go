@@ -146,10 +146,13 @@ func (m *Model) mark(block []byte) []byte {
 	block = bytes.TrimRight(block, " \t\r\n")
 	out := make([]byte, 0, len(block)+48)
 	out = append(out, block[:len(block)-1]...)
+	if inner := bytes.TrimSpace(out[1:]); len(inner) > 0 {
+		out = append(out, ',')
+	}
 	if m.ttl == "" {
-		out = append(out, `,"cache_control":{"type":"ephemeral"}}`...)
+		out = append(out, `"cache_control":{"type":"ephemeral"}}`...)
 	} else {
-		out = append(out, `,"cache_control":{"type":"ephemeral","ttl":"`...)
+		out = append(out, `"cache_control":{"type":"ephemeral","ttl":"`...)
 		out = append(out, m.ttl...)
 		out = append(out, `"}}`...)
 	}
