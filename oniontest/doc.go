@@ -28,18 +28,19 @@
 // "stream": true the events message_start, content_block_start, ping,
 // content_block_delta (text_delta, input_json_delta, thinking_delta,
 // signature_delta), content_block_stop, message_delta and message_stop.
-// A Text step is a text block, ToolCalls tool_use blocks, Truncated the
-// stop_reason max_tokens, StreamError an error event after message_start;
-// [Step.WithThinking] puts a signed thinking block first and
-// [Step.WithCache] reports cache reads and writes; [Overloaded] is a 529.
-// An Anthropic client takes [Server.AnthropicURL] as its base URL, of a
-// server made with NewServer, Record (recording from
-// "https://api.anthropic.com/v1") or Playback.
-// [Request.Anthropic] holds the decoded request, and [Request.Body] the
-// same conversation in Chat Completions terms. Like api.anthropic.com, it
-// refuses with a 400 a request without max_tokens, with an empty text
-// block, more than four cache breakpoints, or calls and results that do
-// not pair up. None of this compiles Anthropic's SDK into a test.
+// A Text step is a text block, ToolCalls tool_use blocks (streamed in
+// input_json_delta pieces of a few bytes, or whole with [Step.Whole]),
+// Truncated the stop_reason max_tokens, StreamError an error event after
+// message_start; [Step.WithThinking] puts a signed thinking block first,
+// [Step.WithCache] reports cache reads and writes, and [Overloaded] is a
+// 529. An Anthropic client takes [Server.AnthropicURL] as its base URL,
+// of a server made with NewServer, Record (recording from
+// "https://api.anthropic.com/v1") or Playback. [Request.Anthropic] holds
+// the decoded request, and [Request.Body] the same conversation in Chat
+// Completions terms. Like api.anthropic.com, it refuses with a 400 a
+// request without max_tokens, with an empty text block, more than four
+// cache breakpoints, or calls and results that do not pair up. None of
+// this compiles Anthropic's SDK into a test.
 //
 // Each request consumes the next [Step]. [Text] and [ToolCalls] script an
 // assistant turn; [Error], [RateLimited] and [StreamError] script
