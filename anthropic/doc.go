@@ -11,7 +11,8 @@
 // an agent can also name its model: onion.Model("anthropic/claude-sonnet-4-5")
 // or ONION_MODEL=anthropic/claude-sonnet-4-5, with ANTHROPIC_API_KEY (and,
 // for an Anthropic-compatible server, ANTHROPIC_BASE_URL) from the
-// environment.
+// environment. A Model checks an agent's tools when the agent is made
+// (CheckTools): a tool the API would refuse fails there, named.
 //
 // # What travels on the wire
 //
@@ -42,7 +43,10 @@
 // request put its newest. The requests of a run are written so that each
 // is the one before it plus the new turns: tools, system prompt and earlier
 // turns are the same bytes, the breakpoint markers aside, so the prefix
-// the previous request wrote to the cache is read back. CacheTTL sets the
+// the previous request wrote to the cache is read back. The last request
+// of a run capped by MaxIterations or its token budget, which the loop
+// sends without tools, keeps the run's tools, with tool_choice none after
+// the messages. CacheTTL sets the
 // cache's lifetime, NoCache turns the breakpoints off. The usage of a
 // response reports what was read (loop.Usage.CachedTokens) and written
 // (CacheWriteTokens); PromptTokens counts all input tokens, cached or not.
