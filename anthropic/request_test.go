@@ -220,3 +220,30 @@ func TestCheckTools(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeOptions: thinking drops the temperature, which the API does
+// not take with it; a strict tool's schema is held as a typed answer's.
+func TestEncodeOptions(t *testing.T) {
+	temp := float32(0.5)
+	req := &loop.Request{Temperature: &temp, Messages: []loop.Message{{Role: loop.RoleUser, Content: "q"}},
+		Tools: []loop.ToolDef{{Name: "s", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"],"additionalProperties":false}`)}}}
+	for _, tc := range []struct {
+		opt        Option
+		has, hasnt string
+	}{
+		{AdaptiveThinking(), `"thinking":{"type":"adaptive"}`, `"temperature"`},
+		{Thinking(1500), `"thinking":{"type":"enabled","budget_tokens":1500}`, `"temperature"`},
+		{NoCache(), `"temperature":0.5`, `"thinking"`},
+	} {
+		body, err := model(t, tc.opt).encode(req, "m", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), tc.has) || strings.Contains(string(body), tc.hasnt) {
+			t.Errorf("%s", body)
+		}
+		if want := `"input_schema":{"type":"object","properties":{"n":{"type":"integer","description":"{minimum: 1}"}},"required":["n"],"additionalProperties":false},"strict":true`; !strings.Contains(string(body), want) {
+			t.Errorf("the strict tool: %s", body)
+		}
+	}
+}
