@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/anthropic"
 	"github.com/onionkit/onion/gemini"
 	"github.com/onionkit/onion/oniontest"
 )
@@ -33,6 +34,13 @@ var suiteProviders = []aProvider{
 	}},
 	{"openai-responses", func(t *testing.T, s *oniontest.Server) []any {
 		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.ResponsesAPI()}
+	}},
+	{"anthropic", func(t *testing.T, s *oniontest.Server) []any {
+		m, err := anthropic.New("claude-sonnet-4-5", anthropic.BaseURL(s.AnthropicURL()), anthropic.APIKey("test-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []any{onion.WithModel(m)}
 	}},
 	{"gemini", func(t *testing.T, s *oniontest.Server) []any {
 		m, err := gemini.New("gemini-2.5-flash", gemini.BaseURL(s.GeminiURL()), gemini.APIKey("test-key"))

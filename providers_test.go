@@ -8,7 +8,7 @@ import (
 
 // providerPackages are the model providers, which stand beside package
 // onion as database/sql drivers stand beside database/sql.
-var providerPackages = []string{"openai", "gemini"}
+var providerPackages = []string{"openai", "anthropic", "gemini"}
 
 // TestProvidersImportOnlyLoop lists what each provider package imports,
 // directly or not, and fails on any package of the onion module but loop:

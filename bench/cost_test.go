@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/anthropic"
 	"github.com/onionkit/onion/builtin"
 	"github.com/onionkit/onion/gemini"
 	"github.com/onionkit/onion/oniontest"
@@ -44,6 +45,13 @@ var wires = []wire{
 	{name: "openai-responses", options: func(s *oniontest.Server) []any {
 		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.ResponsesAPI()}
 	}, fields: []string{"tools", "instructions", "input"}},
+	{name: "anthropic", options: func(s *oniontest.Server) []any {
+		m, err := anthropic.New("claude-sonnet-4-5", anthropic.BaseURL(s.AnthropicURL()), anthropic.APIKey("test-key"))
+		if err != nil {
+			panic(err)
+		}
+		return []any{onion.WithModel(m)}
+	}, fields: []string{"tools", "system", "messages"}, strip: regexp.MustCompile(`,?"cache_control":\{[^}]*\}`)},
 	{name: "gemini", options: func(s *oniontest.Server) []any {
 		m, err := gemini.New("gemini-2.5-flash", gemini.BaseURL(s.GeminiURL()), gemini.APIKey("test-key"))
 		if err != nil {
@@ -98,11 +106,12 @@ func commonPrefix(a, b []byte) int {
 // input bytes sent over the run, the estimated input tokens, how much of
 // each request's prompt is the request before it, byte for byte (what a
 // provider's prompt cache can serve: OpenAI's and Gemini's automatic
-// caches, Anthropic's breakpoints), and so what share of each request is
-// such a prefix. It fails when a request keeps less than 95 % of the one
-// before, none following a compaction (the run has none). The cached
-// tokens a provider reports (Usage.CachedTokens) need the live API:
-// oniontest has no cache.
+// caches, Anthropic's breakpoints), so what share of each request is such
+// a prefix, and the cached tokens the run's usage reports. It fails when a
+// request keeps less than 95 % of the one before, none following a
+// compaction (the run has none). Of the cached tokens, only oniontest's
+// Gemini wire reports any (it counts the prefix shared with an earlier
+// request, as the implicit cache does); the live APIs report their own.
 func TestCost(t *testing.T) {
 	for _, w := range wires {
 		t.Run(w.name, func(t *testing.T) {
@@ -128,7 +137,8 @@ func TestCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer agent.Close()
-			if _, err := agent.Run(context.Background(), "Look up k0 to k19, one at a time."); err != nil {
+			res, err := agent.Run(context.Background(), "Look up k0 to k19, one at a time.")
+			if err != nil {
 				t.Fatal(err)
 			}
 			reqs := s.Requests()
@@ -151,8 +161,8 @@ func TestCost(t *testing.T) {
 				}
 				prev = p
 			}
-			t.Logf("%s: %d requests, %d input bytes (about %d tokens); each request keeps at least %.1f %% of the one before as its prefix, which is at least %.1f %% of it",
-				w.name, len(reqs), total, total/4, 100*worstKept, 100*worstShare)
+			t.Logf("%s: %d requests, %d input bytes (about %d tokens); each request keeps at least %.1f %% of the one before as its prefix, which is at least %.1f %% of it; cached as reported: %d of %d prompt tokens",
+				w.name, len(reqs), total, total/4, 100*worstKept, 100*worstShare, res.Usage.CachedTokens, res.Usage.PromptTokens)
 		})
 	}
 }

@@ -41,6 +41,25 @@
 // before them (as many, by name and ID, in order) and, for Gemini 3
 // models, a call of the current turn without its thought signature.
 //
+// It speaks POST /v1/messages, Anthropic's Messages API, too, from the
+// same steps, as api.anthropic.com does: a message JSON body, or with
+// "stream": true the events message_start, content_block_start, ping,
+// content_block_delta (text_delta, input_json_delta, thinking_delta,
+// signature_delta), content_block_stop, message_delta and message_stop.
+// A Text step is a text block, ToolCalls tool_use blocks (streamed in
+// input_json_delta pieces of a few bytes, or whole with [Step.Whole]),
+// Truncated the stop_reason max_tokens, StreamError an error event after
+// message_start; [Step.WithThinking] puts a signed thinking block first,
+// [Step.WithCache] reports cache reads and writes, and [Overloaded] is a
+// 529. An Anthropic client takes [Server.AnthropicURL] as its base URL,
+// of a server made with NewServer, Record (recording from
+// "https://api.anthropic.com/v1") or Playback. [Request.Anthropic] holds
+// the decoded request, and [Request.Body] the same conversation in Chat
+// Completions terms. Like api.anthropic.com, it refuses with a 400 a
+// request without max_tokens, with an empty text block, more than four
+// cache breakpoints, or calls and results that do not pair up. None of
+// this compiles Anthropic's SDK into a test.
+//
 // Each request consumes the next [Step]. [Text] and [ToolCalls] script an
 // assistant turn; [Error], [RateLimited] and [StreamError] script
 // failures; [Replay] and [ReplayFile] serve recorded traffic byte for
@@ -167,10 +186,10 @@
 // URL), and its body as "json" when it is a JSON document, as it is on
 // both wires, or as "body" text otherwise; no request header is kept. A
 // reply has its status, the headers kept (Content-Type, Retry-After,
-// Retry-After-Ms, X-Ratelimit-*) and its body in one of "events" (an event
-// stream, each event with its blank line), "body" (other text) or
-// "body_base64" (bytes that are not UTF-8); joined, they are the bytes
-// received. "volatile" lists fields that may differ from run to run, as
+// Retry-After-Ms, X-Ratelimit-*, Anthropic-Ratelimit-*) and its body in
+// one of "events" (an event stream, each event with its blank line),
+// "body" (other text) or "body_base64" (bytes that are not UTF-8);
+// joined, they are the bytes received. "volatile" lists fields that may differ from run to run, as
 // paths into the request's JSON: keys and indexes joined by dots, "*" for
 // any ("metadata.trace", "messages.*.name"); at the top for every request,
 // on a request for that request alone, and more with the [Volatile]

@@ -39,14 +39,14 @@ func postGemini(t *testing.T, base, path, body string) (int, http.Header, string
 }
 
 const (
-	generate = "/v1beta/models/gemini-2.5-flash:generateContent"
-	streamed = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
-	hello    = `{"contents":[{"parts":[{"text":"Hi"}],"role":"user"}]}`
+	generate    = "/v1beta/models/gemini-2.5-flash:generateContent"
+	streamed    = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+	geminiHello = `{"contents":[{"parts":[{"text":"Hi"}],"role":"user"}]}`
 )
 
 func TestGeminiText(t *testing.T) {
 	s := oniontest.NewServer(t, oniontest.Text("Hello there.").WithUsage(9, 3), oniontest.Text("Hello there."))
-	status, h, body := postGemini(t, s.GeminiURL(), generate, hello)
+	status, h, body := postGemini(t, s.GeminiURL(), generate, geminiHello)
 	want := `{
   "candidates": [
     {
@@ -74,7 +74,7 @@ func TestGeminiText(t *testing.T) {
 	if status != 200 || body != want || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
 		t.Errorf("%d %s", status, body)
 	}
-	status, h, body = postGemini(t, s.GeminiURL(), streamed, hello)
+	status, h, body = postGemini(t, s.GeminiURL(), streamed, geminiHello)
 	events := strings.Split(strings.TrimSuffix(body, "\r\n\r\n"), "\r\n\r\n")
 	if status != 200 || h.Get("Content-Type") != "text/event-stream" || len(events) != 2 ||
 		!strings.HasPrefix(events[0], `data: {"candidates":[{"content":{"parts":[{"text":"Hello"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":10,"totalTokenCount":10}`) ||
@@ -95,7 +95,7 @@ func TestGeminiToolCalls(t *testing.T) {
 		oniontest.ToolCalls(oniontest.Call("get_weather", `{"city":"Paris"}`), oniontest.Call("get_time", `{}`)),
 		oniontest.ToolCalls(oniontest.Call("broken", `{"city":`)),
 	)
-	_, _, body := postGemini(t, s.GeminiURL(), generate, hello)
+	_, _, body := postGemini(t, s.GeminiURL(), generate, geminiHello)
 	var r struct {
 		Candidates []struct {
 			Content struct {
@@ -120,13 +120,13 @@ func TestGeminiToolCalls(t *testing.T) {
 	}
 	// Streamed, the calls come whole in one event, and the finish
 	// reason after them.
-	_, _, body = postGemini(t, s.GeminiURL(), streamed, hello)
+	_, _, body = postGemini(t, s.GeminiURL(), streamed, geminiHello)
 	events := strings.Split(strings.TrimSuffix(body, "\r\n\r\n"), "\r\n\r\n")
 	if len(events) != 2 || strings.Count(events[0], `"functionCall"`) != 2 || !strings.Contains(events[1], `"parts":[{"text":""}]`) ||
 		!strings.Contains(events[1], `"finishReason":"STOP"`) {
 		t.Errorf("events %q", events)
 	}
-	_, _, body = postGemini(t, s.GeminiURL(), generate, hello)
+	_, _, body = postGemini(t, s.GeminiURL(), generate, geminiHello)
 	if !strings.Contains(body, `"finishReason": "MALFORMED_FUNCTION_CALL"`) || strings.Contains(body, `"content"`) {
 		t.Errorf("malformed arguments: %s", body)
 	}
@@ -140,11 +140,11 @@ func TestGeminiModifiers(t *testing.T) {
 		oniontest.StreamError("UNAVAILABLE", "The model is overloaded."),
 		oniontest.Text("thinking"),
 	)
-	_, _, body := postGemini(t, s.GeminiURL(), generate, hello)
+	_, _, body := postGemini(t, s.GeminiURL(), generate, geminiHello)
 	if !strings.Contains(body, `"finishReason": "MAX_TOKENS"`) {
 		t.Errorf("truncated: %s", body)
 	}
-	status, h, body := postGemini(t, s.GeminiURL(), generate, hello)
+	status, h, body := postGemini(t, s.GeminiURL(), generate, geminiHello)
 	want := `{
   "error": {
     "code": 429,
@@ -162,11 +162,11 @@ func TestGeminiModifiers(t *testing.T) {
 	if status != 429 || h.Get("Retry-After") != "3" || body != want {
 		t.Errorf("rate limited: %d %s %s", status, h, body)
 	}
-	status, _, body = postGemini(t, s.GeminiURL(), generate, hello)
+	status, _, body = postGemini(t, s.GeminiURL(), generate, geminiHello)
 	if status != 503 || !strings.Contains(body, `"status": "UNAVAILABLE"`) {
 		t.Errorf("stream error, not streamed: %d %s", status, body)
 	}
-	status, _, body = postGemini(t, s.GeminiURL(), streamed, hello)
+	status, _, body = postGemini(t, s.GeminiURL(), streamed, geminiHello)
 	if status != 200 || !strings.HasSuffix(body, `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`+"\r\n\r\n") {
 		t.Errorf("stream error: %d %q", status, body)
 	}
@@ -215,7 +215,7 @@ func TestGeminiRefusals(t *testing.T) {
 		t.Errorf("Gemini 2.5: %d %s", status, body)
 	}
 	// Errors of the server itself are in the Gemini API's shape too.
-	status, _, body := postGemini(t, s.GeminiURL(), "/v1beta/models/gemini-2.5-flash:countTokens", hello)
+	status, _, body := postGemini(t, s.GeminiURL(), "/v1beta/models/gemini-2.5-flash:countTokens", geminiHello)
 	if status != 404 || !strings.Contains(body, `"status": "NOT_FOUND"`) {
 		t.Errorf("another method: %d %s", status, body)
 	}
@@ -254,11 +254,11 @@ func TestGeminiRecordPlayback(t *testing.T) {
 	upstream := oniontest.NewServer(t, oniontest.Text("echo "+geminiKey), oniontest.Text("two words"))
 	file := filepath.Join(t.TempDir(), "gemini.json")
 	rec := oniontest.Record(t, upstream.GeminiURL(), file)
-	_, _, body := postGemini(t, rec.GeminiURL(), generate+"?key="+geminiKey, hello)
+	_, _, body := postGemini(t, rec.GeminiURL(), generate+"?key="+geminiKey, geminiHello)
 	if !strings.Contains(body, geminiKey) {
 		t.Fatalf("the reply did not come through: %s", body)
 	}
-	postGemini(t, rec.GeminiURL(), streamed, hello)
+	postGemini(t, rec.GeminiURL(), streamed, geminiHello)
 	rec.Close()
 	if got := upstream.Requests(); len(got) != 2 || got[0].Header.Get("X-Goog-Api-Key") != geminiKey {
 		t.Fatalf("upstream got %d requests", len(got))
@@ -285,11 +285,11 @@ func TestGeminiRecordPlayback(t *testing.T) {
 	}
 
 	play := oniontest.Playback(t, file)
-	_, _, body = postGemini(t, play.GeminiURL(), generate+"?key="+geminiKey, hello)
+	_, _, body = postGemini(t, play.GeminiURL(), generate+"?key="+geminiKey, geminiHello)
 	if !strings.Contains(body, "echo [redacted]") {
 		t.Errorf("played back: %s", body)
 	}
-	_, _, body = postGemini(t, play.GeminiURL(), streamed, hello)
+	_, _, body = postGemini(t, play.GeminiURL(), streamed, geminiHello)
 	if !strings.Contains(body, `" words"`) {
 		t.Errorf("played back: %s", body)
 	}

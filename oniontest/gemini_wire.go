@@ -306,6 +306,9 @@ func wireError(path string, status int, msg, typ string) reply {
 	if _, _, ok := geminiPath(path); ok || strings.HasPrefix(path, "/v1beta/") {
 		return geminiErrorReply(status, geminiStateOf(status), msg, 0)
 	}
+	if path == anthropicPath {
+		return anthropicErrorReply(status, anthropicType(typ), msg)
+	}
 	return errorReply(status, msg, typ)
 }
 

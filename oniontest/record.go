@@ -70,9 +70,9 @@ type recorder struct {
 // any run of 12 of its bytes is. A stream is searched whole, and so is the
 // text its events spread over several (a reply's content, a tool call's
 // arguments), so that a key sent a few characters an event is found too.
-// The reply headers kept are Content-Type, Retry-After, Retry-After-Ms and
-// X-Ratelimit-*. Keys shorter than 8 bytes are left alone, being no
-// secret.
+// The reply headers kept are Content-Type, Retry-After, Retry-After-Ms,
+// X-Ratelimit-* and Anthropic-Ratelimit-*. Keys shorter than 8 bytes are
+// left alone, being no secret.
 //
 // If file already holds a recording, its top-level "volatile" list is
 // kept, so that fields marked by hand stay marked when a run is recorded

@@ -60,9 +60,10 @@ type recordedResponse struct {
 var keptHeaders = []string{"Content-Type", "Retry-After", "Retry-After-Ms"}
 
 // keepHeader reports whether a recording keeps the reply header named k
-// (canonical): keptHeaders and the rate-limit counters.
+// (canonical): keptHeaders and the rate-limit counters (Anthropic's
+// among them).
 func keepHeader(k string) bool {
-	return slices.Contains(keptHeaders, k) || strings.HasPrefix(k, "X-Ratelimit-")
+	return slices.Contains(keptHeaders, k) || strings.HasPrefix(k, "X-Ratelimit-") || strings.HasPrefix(k, "Anthropic-Ratelimit-")
 }
 
 // newRecordedRequest is r, whose body was raw, as a recording holds it:

@@ -55,6 +55,10 @@ type Request struct {
 	// (gemini.go), nil on OpenAI's wires; Body then holds the same
 	// conversation in Chat Completions terms.
 	Gemini *GeminiRequest
+	// Anthropic is the decoded body of a /v1/messages request (Anthropic's
+	// Messages API), nil on the other wires. Body then holds the same
+	// conversation in Chat Completions terms.
+	Anthropic *AnthropicRequest
 }
 
 // ToolResults returns the tool messages the request carries, in order: the
@@ -145,7 +149,7 @@ func (s *Server) Close() {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _, gemini := geminiPath(r.URL.Path)
-	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath && !gemini) {
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != responsesPath && r.URL.Path != anthropicPath && !gemini) {
 		msg := fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)
 		send(w, wireError(r.URL.Path, http.StatusNotFound, msg, "invalid_request_error"), Step{})
 		return
@@ -160,6 +164,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		if rep, ok := refusal(err); ok {
+			send(w, rep, Step{})
+			return
+		}
+		if rep, ok := anthropicRefusal(err); ok {
 			send(w, rep, Step{})
 			return
 		}
@@ -193,9 +201,12 @@ func (r *Request) decode(path string) error {
 		return r.decodeGemini(model, stream)
 	}
 	var err error
-	if path == responsesPath {
+	switch path {
+	case responsesPath:
 		err = r.decodeResponses()
-	} else {
+	case anthropicPath:
+		err = r.decodeAnthropic()
+	default:
 		err = json.Unmarshal(r.Raw, &r.Body)
 	}
 	r.Stream = r.Body.Stream
@@ -262,6 +273,9 @@ func (s *Server) encode(n int, req Request, step Step) reply {
 	}
 	if req.Responses != nil {
 		return responsesReply(n, req, step)
+	}
+	if req.Anthropic != nil {
+		return anthropicReply(n, req, step)
 	}
 	m := meta{id: "chatcmpl-oniontest-" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Body.Model}
 	if m.model == "" {

@@ -29,6 +29,10 @@ type Step struct {
 	truncated      bool   // cut by the output token limit
 	usage          *usage // nil: defaultUsage
 	rateLimited    bool   // made by RateLimited: each wire words it its own way
+
+	// The Anthropic wire's (anthropic_wire.go).
+	thinking              *string // WithThinking
+	cacheRead, cacheWrite int     // WithCache
 }
 
 type stepKind int
@@ -203,6 +207,12 @@ func (s Step) resolve(req Request) Step {
 		next.truncated = next.truncated || s.truncated
 		if s.usage != nil {
 			next.usage = s.usage
+		}
+		if s.thinking != nil {
+			next.thinking = s.thinking
+		}
+		if s.cacheRead != 0 || s.cacheWrite != 0 {
+			next.cacheRead, next.cacheWrite = s.cacheRead, s.cacheWrite
 		}
 		s = next
 	}

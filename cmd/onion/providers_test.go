@@ -27,3 +27,24 @@ func TestRunOnGemini(t *testing.T) {
 		t.Error("the key is in the body")
 	}
 }
+
+// TestRunOnAnthropic runs the agent with -model anthropic/… against
+// oniontest's Anthropic wire, with the key and base URL from Anthropic's
+// variables alone.
+func TestRunOnAnthropic(t *testing.T) {
+	s := oniontest.NewServer(t,
+		oniontest.ToolCalls(oniontest.Call("add", `{"text":"pack the books"}`)),
+		oniontest.Text("Added: pack the books."),
+	)
+	got := cli{env: []string{"ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL=" + s.AnthropicURL()}}.onion(t, "run", "-model", "anthropic/claude-sonnet-4-5", "-tools", "todo", "Plan my move")
+	if got.code != 0 || got.stdout != "Added: pack the books.\n" || !strings.Contains(got.stderr, "← add succeeded") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 || reqs[0].Anthropic == nil || !strings.Contains(string(reqs[0].Raw), `"model":"claude-sonnet-4-5"`) {
+		t.Fatalf("requests %+v: want two on the Anthropic wire for claude-sonnet-4-5", reqs)
+	}
+	if reqs[0].Header.Get("X-Api-Key") != "test-key" {
+		t.Errorf("the key went as %q", reqs[0].Header.Get("X-Api-Key"))
+	}
+}
