@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
 	"github.com/onionkit/onion/temporal"
@@ -159,8 +161,7 @@ func TestChaosDeploy(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { // a run every 150 ms
 		for i := range runs {
-			run, err := temporal.Start(ctx, c, "chaos", testagent.Name, fmt.Sprintf("Run %d", i),
-				temporal.WorkflowID(fmt.Sprintf("chaos-%d", i)), temporal.HeartbeatTimeout(2*time.Second))
+			run, err := startOnce(ctx, c, fmt.Sprintf("chaos-%d", i))
 			if err != nil {
 				results <- ended{err: err}
 				continue
@@ -222,4 +223,21 @@ func TestChaosDeploy(t *testing.T) {
 	}
 	t.Logf("chaos: %d runs in %v, 5 SIGKILLs and a SIGTERM (its stop took %v), %d worker processes: %d model requests (%d without losses), %d reads run (%d), %d writes run (%d), outcomes %v",
 		finished, took.Round(time.Millisecond), stopTook.Round(time.Millisecond), gen, requests.Load(), 2*runs, reads, runs, len(perKey), runs, outcomes)
+}
+
+// startOnce starts the chaos run id. When the server is slow to answer,
+// Start may give up on a run the server did start: the run is then picked
+// up by its ID, and started again only when the server has none.
+func startOnce(ctx context.Context, c client.Client, id string) (client.WorkflowRun, error) {
+	for {
+		run, err := temporal.Start(ctx, c, "chaos", testagent.Name, "Send the parcel to Ada",
+			temporal.WorkflowID(id), temporal.HeartbeatTimeout(2*time.Second))
+		if err == nil || ctx.Err() != nil {
+			return run, err
+		}
+		if _, derr := c.DescribeWorkflowExecution(ctx, id, ""); derr == nil {
+			return c.GetWorkflow(ctx, id, ""), nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

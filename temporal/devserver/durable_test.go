@@ -37,7 +37,7 @@ func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *onio
 		}
 	})
 	model := oniontest.NewServer(t, steps...)
-	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	c, err := client.Dial(dialOptions(srv.HostPort()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestMain(m *testing.M) {
 // stopped (SIGTERM: a graceful stop), appends each tool execution to the
 // record file, and says on stdout when a tool starts.
 func serveWorker(hostPort string) error {
-	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet{}})
+	c, err := client.Dial(dialOptions(hostPort))
 	if err != nil {
 		return err
 	}
@@ -130,6 +130,13 @@ func serveWorker(hostPort string) error {
 	return w.Run(worker.InterruptCh()) // until SIGTERM, or killed
 }
 
+// dialOptions are the client options of the tests' processes: the
+// server's first answer may take long on a loaded machine.
+func dialOptions(hostPort string) client.Options {
+	return client.Options{HostPort: hostPort, Logger: quiet{},
+		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: time.Minute}}
+}
+
 // durations reads tool=duration pairs separated by commas.
 func durations(s string) (map[string]time.Duration, error) {
 	out := map[string]time.Duration{}
@@ -150,7 +157,7 @@ func durations(s string) (map[string]time.Duration, error) {
 // approveFirst is an approver process: it approves the first call that
 // the run id waits for, and says which on stdout.
 func approveFirst(hostPort, id string) error {
-	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet{}})
+	c, err := client.Dial(dialOptions(hostPort))
 	if err != nil {
 		return err
 	}
