@@ -1,10 +1,15 @@
 // Package anthropic is onion's provider for Anthropic's Messages API
 // (POST /v1/messages), through the official Go SDK
 // (github.com/anthropics/anthropic-sdk-go/v2). A *Model is a
-// loop.LanguageModel, and so an onion.LanguageModel:
+// loop.LanguageModel, and so an onion.LanguageModel (here on oniontest's
+// Messages API, as the package example runs it; without BaseURL and
+// APIKey, New reads ANTHROPIC_API_KEY and sends to api.anthropic.com):
 //
-//	m, err := anthropic.New("claude-sonnet-4-5")
-//	agent, err := onion.NewAgent("helper", tools, onion.WithModel(m))
+//	m, err := anthropic.New("claude-sonnet-4-5", anthropic.BaseURL(s.AnthropicURL()), anthropic.APIKey("sk-ant-example"))
+//	if err != nil {
+//		panic(err)
+//	}
+//	agent, err := onion.NewAgent("geo", onion.WithModel(m), onion.SystemPrompt("Answer in one word."))
 //
 // Importing the package registers the prefix "anthropic" (see
 // loop.Register), the way a database/sql driver registers itself, so that

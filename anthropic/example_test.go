@@ -18,11 +18,13 @@ func ExampleNew() {
 	s := oniontest.NewServer(nil, oniontest.Text("Paris."))
 	defer s.Close()
 
+	// snippet:new
 	m, err := anthropic.New("claude-sonnet-4-5", anthropic.BaseURL(s.AnthropicURL()), anthropic.APIKey("sk-ant-example"))
 	if err != nil {
 		panic(err)
 	}
 	agent, err := onion.NewAgent("geo", onion.WithModel(m), onion.SystemPrompt("Answer in one word."))
+	// end snippet:new
 	if err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/drive"
@@ -30,14 +31,46 @@ type modelInput struct {
 	// The run and the round of the request, for the hooks and the log.
 	RunID     string `json:"run_id,omitempty"`
 	Iteration int    `json:"iteration,omitempty"`
+	// Failed and Lost count the attempts of this request that earlier
+	// activities made: those that failed with an error the model's
+	// server returned, and those whose worker was lost.
+	Failed int `json:"failed,omitempty"`
+	Lost   int `json:"lost,omitempty"`
 }
 
-// The ApplicationError types of a failed model request, and of a hook's
-// error, which stops the run.
+// The ApplicationError types of a failed model request, of a hook's error,
+// which stops the run, and of an activity cut by its worker's stop.
 const (
-	modelErrorType = "onion.ModelError"
-	hookErrorType  = "onion.HookError"
+	modelErrorType   = "onion.ModelError"
+	hookErrorType    = "onion.HookError"
+	workerStopped    = "onion.WorkerStopped"
+	workerStoppedMsg = "the worker stopped before it ended (its stop timeout passed)"
 )
+
+// stopping reports whether the activity's context ended because its
+// worker is stopping and its stop timeout passed.
+func stopping(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return false
+	}
+	if errors.Is(context.Cause(ctx), worker.ErrWorkerShutdown) {
+		return true
+	}
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return true
+	default:
+		return false
+	}
+}
+
+// stopped is the error of an activity cut by its worker's stop at
+// attempt, which its details carry: the workflow counts it as a lost
+// worker.
+func stopped(attempt int32) error {
+	return temporal.NewApplicationErrorWithOptions(workerStoppedMsg, workerStopped,
+		temporal.ApplicationErrorOptions{Details: []any{attempt}})
+}
 
 // model sends one request to the agent's model, calling the agent's
 // BeforeModel hooks before its first attempt and its AfterModel hooks
@@ -45,15 +78,20 @@ const (
 // the agent's instruments. A failure that may pass when sent again
 // (onion.Retryable) is a retryable error, with the server's Retry-After
 // as the next retry's delay; any other is not retryable. A hook's error
-// is not retryable either, and stops the run.
+// is not retryable either, and stops the run. A request cut by the
+// worker's stop is a workerStopped error, which the workflow counts as a
+// lost worker. Its heartbeats carry the activity's attempt, so that the
+// workflow knows how many attempts failed before a lost worker.
 func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, error) {
 	a, err := rt.agent(in.Agent)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), modelErrorType, nil)
 	}
-	defer heartbeat(ctx)()
+	info := activity.GetInfo(ctx)
+	defer heartbeat(ctx, info.Attempt)()
 	rc := drive.RunConfigOf(a)
-	attempt := int(activity.GetInfo(ctx).Attempt)
+	// The attempt of the request, counting those of earlier activities.
+	attempt := int(info.Attempt) + in.Failed + in.Lost
 	me := onion.ModelEvent{RunID: in.RunID, Iteration: in.Iteration, WithTools: len(in.Request.Tools) > 0}
 	if attempt == 1 {
 		// Once per request, as Run calls them: a retry is the same request.
@@ -70,9 +108,12 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 	resp, err := a.LanguageModel().Generate(mctx, in.Request, nil)
 	end(resp, err)
 	if err != nil {
+		if stopping(ctx) {
+			return nil, stopped(info.Attempt)
+		}
 		f := modelFailure(err, rc.MaxRetryAfter)
 		var app *temporal.ApplicationError
-		if errors.As(f, &app) && !app.NonRetryable() && attempt <= rc.Retries {
+		if errors.As(f, &app) && !app.NonRetryable() && (info.RetryPolicy == nil || info.Attempt < info.RetryPolicy.MaximumAttempts) {
 			rc.Logger.LogAttrs(ctx, slog.LevelWarn, "model request failed, retrying", slog.String("agent", in.Agent),
 				slog.String("run", in.RunID), slog.Int("attempt", attempt), slog.String("error", err.Error()))
 		}
@@ -135,13 +176,23 @@ type toolInput struct {
 	Chain string `json:"chain,omitempty"`
 }
 
+// toolOutput is the result of the tool activity: how the attempt went,
+// and which of Temporal's attempts of the activity made it (more than 1
+// when Temporal ran it again after a lost worker; 0 from older workers).
+type toolOutput struct {
+	loop.Done
+	Attempt int32 `json:"temporal_attempt,omitempty"`
+}
+
 // tool makes one attempt of a call with the agent's tool, through the
 // agent's own single-call path (timeout, panics, the cut), heartbeating
 // while it runs. The tool's failure is the result, never the activity's
-// error: an activity error always means the worker did not report back.
-func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
-	failed := func(err string) (loop.Done, error) {
-		return loop.Done{CallID: in.Call.ID, Failure: loop.ToolFailed, Error: err}, nil
+// error: an activity error always means the worker did not report back,
+// or, for a call cut by the worker's stop, could not let it finish.
+func (rt *runtime) tool(ctx context.Context, in toolInput) (toolOutput, error) {
+	info := activity.GetInfo(ctx)
+	failed := func(err string) (toolOutput, error) {
+		return toolOutput{Done: loop.Done{CallID: in.Call.ID, Failure: loop.ToolFailed, Error: err}, Attempt: info.Attempt}, nil
 	}
 	a, err := rt.agent(in.Agent)
 	if err != nil {
@@ -151,7 +202,6 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 	if !ok {
 		return failed(fmt.Sprintf("this worker's agent %q has no tool %q: give every worker the same agents", in.Agent, in.Call.Name))
 	}
-	info := activity.GetInfo(ctx)
 	c := drive.CallOf(in.RunID, in.Call)
 	// Temporal's attempts of one activity are attempts too: a read run
 	// again after a lost worker.
@@ -166,6 +216,11 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 	stop := heartbeat(ctx)
 	d := cfg.Attempt(ctx, t, c, in.Call.Arguments)
 	stop()
+	if d.Failure == loop.Cut && stopping(ctx) {
+		d.Error = workerStoppedMsg
+		logAttempt(ctx, drive.RunConfigOf(a).Logger, in, c.Attempt, d, time.Since(start))
+		return toolOutput{}, stopped(info.Attempt)
+	}
 	logAttempt(ctx, drive.RunConfigOf(a).Logger, in, c.Attempt, d, time.Since(start))
 	d.CallID = in.Call.ID
 	d.Output, d.Error = loop.Cap(d.Output, limit), loop.Cap(d.Error, limit)
@@ -174,7 +229,7 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (loop.Done, error) {
 		d = loop.Done{CallID: in.Call.ID, Failure: loop.ToolFailed,
 			Error: tooLarge("the tool's result", n) + "; the tool ran, but its result cannot be kept: lower MaxToolOutput"}
 	}
-	return d, nil
+	return toolOutput{Done: d, Attempt: info.Attempt}, nil
 }
 
 // logAttempt logs one attempt of a call with the agent's logger. The
@@ -235,10 +290,10 @@ func (rt *runtime) needsApproval(ctx context.Context, in approvalInput) (bool, e
 	return t.NeedsApproval(ctx, drive.CallOf(in.RunID, in.Call)), nil
 }
 
-// heartbeat records a heartbeat on a timer until the returned func is
-// called, so that a lost worker is noticed within the heartbeat timeout
-// while the tool itself knows nothing of Temporal.
-func heartbeat(ctx context.Context) (stop func()) {
+// heartbeat records a heartbeat with details on a timer until the
+// returned func is called, so that a lost worker is noticed within the
+// heartbeat timeout while the tool itself knows nothing of Temporal.
+func heartbeat(ctx context.Context, details ...any) (stop func()) {
 	timeout := activity.GetInfo(ctx).HeartbeatTimeout
 	if timeout <= 0 {
 		return func() {}
@@ -249,7 +304,7 @@ func heartbeat(ctx context.Context) (stop func()) {
 		t := time.NewTicker(max(timeout/4, 10*time.Millisecond))
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(ctx)
+			activity.RecordHeartbeat(ctx, details...)
 			select {
 			case <-t.C:
 			case <-done:

@@ -9,8 +9,11 @@
 //     (its Retries, RetryBackoff and MaxRetryAfter; ModelRetries may
 //     override the count) what onion.Retryable says may pass: a 429 or 5xx
 //     that says Retry-After waits that long (NextRetryDelay); any other
-//     4xx is not retried. The model client is the worker's agent's, so no
-//     API key ever enters the workflow history.
+//     4xx is not retried. A lost worker (killed, or stopped past its stop
+//     timeout) is not a failed request: the request is sent again on
+//     another worker, up to LostWorkerRetries times (5), apart from
+//     Retries. The model client is the worker's agent's, so no API key
+//     ever enters the workflow history.
 //   - The agent's hooks are called once each, never on replay: BeforeModel
 //     and AfterModel in the model activity (a retry is the same request;
 //     their error stops the run), BeforeTool and AfterTool by the workflow
@@ -24,11 +27,13 @@
 //     (30 s unless HeartbeatTimeout says otherwise). The tool's own
 //     failure comes back as a result, never as an activity error.
 //   - A read may be repeated: it is tried up to ToolRetries+1 times, and a
-//     read cut by a lost worker always runs again on another. A write or
-//     delete runs at most once (idempotent tools excepted): when its
-//     worker is lost mid-call the call ends outcome_unknown and the later
-//     writes of that response are skipped; when no worker picked it up in
-//     time it failed without running, and is safe to call again.
+//     read cut by a lost worker runs again on another (LostWorkerRetries
+//     times at most, apart from ToolRetries; the Result's Attempts counts
+//     every attempt the tool saw). A write or delete runs at most once
+//     (idempotent tools excepted): when its worker is lost mid-call the
+//     call ends outcome_unknown and the later writes of that response are
+//     skipped; when no worker picked it up in time it failed without
+//     running, and is safe to call again.
 //   - Inside a tool, the IdempotencyKey of the Call that
 //     onion.CallInfo(ctx) returns is the workflow ID, the first run ID of
 //     its chain of runs, the round and a hash of the model's call ID: the
@@ -53,9 +58,12 @@
 //     goes in the run's input and in each activity's Temporal header, so
 //     the spans of every worker are in the caller's trace.
 //
-// A worker registers the agents it serves with NewWorker; every worker of
-// a task queue must be given the same agents, tools and options. A client
-// starts runs with Start or Run, by the agent's name:
+// A worker registers the agents it serves with NewWorker (or
+// NewWorkerWithOptions, with Temporal's worker options); every worker of
+// a task queue must be given the same agents, tools and options. Its Stop
+// lets the calls in flight finish within the stop timeout
+// (DefaultStopTimeout, 25 s) before they are cut. A client starts runs
+// with Start or Run, by the agent's name:
 //
 //	w, err := temporal.NewWorker(c, "agents", agent)
 //	...

@@ -62,7 +62,7 @@ func defaultSettings() settings {
 		ApprovalTimeout:  24 * time.Hour,
 		QueueTimeout:     time.Hour,
 		ModelTimeout:     10 * time.Minute,
-		LostWorker:       3,
+		LostWorker:       5,
 		HistoryEvents:    10_000,
 		HistoryBytes:     8 << 20,
 	}
@@ -98,7 +98,10 @@ func History(msgs []onion.Message) StartOption {
 
 // HeartbeatTimeout sets how long a tool or model activity may go without
 // a heartbeat before its worker counts as lost (default 30 s). The
-// activity heartbeats on its own while the tool runs.
+// activity heartbeats on its own while the tool runs, every quarter of
+// the timeout. A shorter timeout notices a killed worker sooner (5 s
+// notices it in about 6 s) for more heartbeats to the server, and counts
+// a worker cut off from the server that long as lost.
 func HeartbeatTimeout(d time.Duration) StartOption {
 	return durationOption("HeartbeatTimeout", d, func(c *startConfig) { c.settings.HeartbeatTimeout = d })
 }
@@ -139,6 +142,24 @@ func ModelRetries(n int) StartOption {
 			return fmt.Errorf("temporal.ModelRetries(%d): must not be negative", n)
 		}
 		c.settings.ModelRetries = &n
+		return nil
+	})
+}
+
+// LostWorkerRetries sets how many times an activity whose worker was lost
+// (killed, stopped past its stop timeout, or cut off from the server
+// for longer than the heartbeat timeout) is run again on another worker
+// (default 5): a model request, a read, an idempotent write. A lost worker
+// is not a failed attempt: it spends neither the agent's Retries nor its
+// ToolRetries. A write is never run again; it ends outcome_unknown. The
+// bound keeps a request that kills every worker it reaches (one that
+// runs them out of memory) from killing them forever.
+func LostWorkerRetries(n int) StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		if n < 0 {
+			return fmt.Errorf("temporal.LostWorkerRetries(%d): must not be negative", n)
+		}
+		c.settings.LostWorker = n
 		return nil
 	})
 }

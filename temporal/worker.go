@@ -3,6 +3,8 @@ package temporal
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -76,12 +78,50 @@ func (rt *runtime) register(r registry) {
 // options: a run's workflow may move from one worker to another at any
 // point. The agents' model clients are built here, on the worker, so no
 // API key travels through Temporal.
+//
+// Its options are Temporal's defaults, but for a stop timeout of
+// DefaultStopTimeout: NewWorkerWithOptions sets them.
 func NewWorker(c client.Client, taskQueue string, agents ...*onion.Agent) (worker.Worker, error) {
+	return NewWorkerWithOptions(c, taskQueue, worker.Options{}, agents...)
+}
+
+// DefaultStopTimeout is how long a worker's Stop waits, unless its options
+// set another WorkerStopTimeout, for the model requests and tool calls it
+// is running to finish and be reported. It is under the 30 s that
+// Kubernetes (terminationGracePeriodSeconds) and Amazon ECS (stopTimeout)
+// give a process between SIGTERM and SIGKILL by default, so that a deploy
+// stops a worker before it is killed.
+const DefaultStopTimeout = 25 * time.Second
+
+// NewWorkerWithOptions is NewWorker with the worker's options: its
+// Identity, concurrency limits (MaxConcurrentActivityExecutionSize, ...),
+// WorkerStopTimeout and the rest of worker.Options. onion's interceptors
+// are added after opts.Interceptors, which all stay.
+//
+// Stop (which Run calls on SIGINT or SIGTERM, given worker.InterruptCh())
+// takes no new work and waits up to WorkerStopTimeout for the calls and
+// model requests in flight to finish and be reported: a zero
+// WorkerStopTimeout is DefaultStopTimeout, and a negative one waits for
+// nothing. A call still running when the wait ends is cut, as when its
+// worker is lost: a read runs again on another worker, a write ends
+// outcome_unknown, a model request is sent again (see LostWorkerRetries).
+// Keep the stop timeout below the time your platform gives a stopping
+// process before it kills it. StickyScheduleToStartTimeout (5 s by
+// default) is how long the next step of a run that a killed worker held
+// waits for that worker before any other takes it.
+func NewWorkerWithOptions(c client.Client, taskQueue string, opts worker.Options, agents ...*onion.Agent) (worker.Worker, error) {
 	rt, err := newRuntime(agents)
 	if err != nil {
 		return nil, err
 	}
-	w := worker.New(c, taskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	switch {
+	case opts.WorkerStopTimeout == 0:
+		opts.WorkerStopTimeout = DefaultStopTimeout
+	case opts.WorkerStopTimeout < 0:
+		opts.WorkerStopTimeout = 0 // Temporal's: cut at once
+	}
+	opts.Interceptors = append(slices.Clip(opts.Interceptors), &tracing{})
+	w := worker.New(c, taskQueue, opts)
 	rt.register(w)
 	return w, nil
 }

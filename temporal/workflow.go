@@ -52,6 +52,10 @@ type wrun struct {
 	decisions map[string]Decision
 	hooksOff  bool // a hook failed: no more hooks
 	spans     spans
+	// reruns counts, for each call of the current round that has them,
+	// the attempts Temporal made on its own after lost workers, which
+	// the loop does not know of.
+	reruns map[string]int
 }
 
 func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
@@ -60,7 +64,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
 	}
 	r := &wrun{rt: rt, agent: a, lp: drive.Loop(a), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
-		spans: spans{in: drive.Instrument(a)}}
+		spans: spans{in: drive.Instrument(a)}, reruns: map[string]int{}}
 	var effects []loop.Effect
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	switch {
@@ -127,6 +131,38 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 			err = fmt.Errorf("temporal: the workflow broke the loop's protocol: %w", err)
 			r.endRun(nil, err)
 			return loop.Result{}, err
+		}
+		r.countReruns(effects)
+	}
+}
+
+// countReruns adds to each call that has its outcome in effects the
+// attempts Temporal made on its own, so that the events, the state and the
+// result count every attempt the tool saw.
+func (r *wrun) countReruns(effects []loop.Effect) {
+	for _, e := range effects {
+		n := r.reruns[e.Call.ID]
+		if e.Kind != loop.Emit || e.Event != loop.EventToolFinished || n == 0 {
+			continue
+		}
+		delete(r.reruns, e.Call.ID)
+		id, round, attempts := e.Call.ID, e.Call.Iteration, e.Call.Attempts+n
+		set := func(calls []loop.Call) {
+			for i := range calls {
+				if calls[i].ID == id && calls[i].Iteration == round && calls[i].Outcome != "" {
+					calls[i].Attempts = attempts
+				}
+			}
+		}
+		set(r.st.Calls)
+		set(r.st.Result.Calls)
+		for i := range effects {
+			switch {
+			case effects[i].Kind == loop.Emit && effects[i].Event == loop.EventToolFinished && effects[i].Call.ID == id && effects[i].Call.Iteration == round:
+				effects[i].Call.Attempts = attempts
+			case effects[i].Kind == loop.Finish:
+				set(effects[i].Result.Calls)
+			}
 		}
 	}
 }
@@ -255,7 +291,9 @@ func (r *wrun) continueAsNew(ctx workflow.Context) error {
 }
 
 // askModel sends one model request, with the retries of its activity:
-// the agent's Retries (unless ModelRetries says otherwise) and backoff.
+// the agent's Retries (unless ModelRetries says otherwise) and backoff for
+// the errors the model's server returns, and apart from them up to
+// LostWorkerRetries more activities when a worker is lost mid-request.
 func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) loop.Input {
 	s := r.in.Settings
 	in := modelInput{Agent: r.in.Agent, Request: req, RunID: r.st.RunID, Iteration: iteration}
@@ -267,26 +305,78 @@ func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) 
 	if s.ModelRetries != nil {
 		retries = *s.ModelRetries
 	}
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: s.ModelTimeout,
-		HeartbeatTimeout:    s.HeartbeatTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    max(rc.BackoffMin, time.Millisecond),
-			BackoffCoefficient: 2,
-			MaximumInterval:    max(rc.BackoffMax, time.Millisecond),
-			MaximumAttempts:    int32(min(retries, math.MaxInt32-1) + 1),
-		},
-	})
-	var resp loop.Response
-	if err := workflow.ExecuteActivity(r.traced(ctx, ""), modelActivity, in).Get(ctx, &resp); err != nil {
+	for {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: s.ModelTimeout,
+			HeartbeatTimeout:    s.HeartbeatTimeout,
+			RetryPolicy: &temporal.RetryPolicy{
+				InitialInterval:    max(rc.BackoffMin, time.Millisecond),
+				BackoffCoefficient: 2,
+				MaximumInterval:    max(rc.BackoffMax, time.Millisecond),
+				MaximumAttempts:    int32(min(max(retries-in.Failed, 0), math.MaxInt32-1) + 1),
+				// A lost worker ends the activity: the workflow counts it
+				// apart from the failed requests.
+				NonRetryableErrorTypes: lostWorkerTypes,
+			},
+		})
+		var resp loop.Response
+		err := workflow.ExecuteActivity(r.traced(actx, ""), modelActivity, in).Get(ctx, &resp)
+		if err == nil {
+			return loop.Input{Reply: &resp}
+		}
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) && app.Type() == hookErrorType {
 			r.hooksOff = true
 			return stopFailed(app.Message())
 		}
-		return stopFailed("model request failed: " + cause(err))
+		attempts, lost := workerLost(err)
+		if !lost || in.Lost >= s.LostWorker || workflow.GetVersion(ctx, lostModelChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return stopFailed("model request failed: " + cause(err))
+		}
+		in.Failed = min(in.Failed+attempts-1, retries)
+		in.Lost++
+		workflow.GetLogger(ctx).Warn("onion: the worker of a model request was lost; sending it again", "agent", r.in.Agent,
+			"iteration", iteration, "lost", in.Lost, "error", cause(err))
 	}
-	return loop.Input{Reply: &resp}
+}
+
+// lostModelChange marks the workflows that send a model request again in
+// a new activity when its worker was lost (workflow.GetVersion): a
+// history recorded before ends the run there, as it did.
+const lostModelChange = "onion.model-lost-worker"
+
+// lostWorkerTypes are the failures of a lost worker, as a retry policy
+// names them: no heartbeat in time, no result in time, a worker that
+// stopped before the activity ended.
+var lostWorkerTypes = []string{
+	"TemporalTimeout:" + enumspb.TIMEOUT_TYPE_HEARTBEAT.String(),
+	"TemporalTimeout:" + enumspb.TIMEOUT_TYPE_START_TO_CLOSE.String(),
+	workerStopped,
+}
+
+// workerLost reports whether err, the failure of an activity, is that of
+// a lost worker, and at which of the activity's attempts, as its last
+// heartbeat or the stop's error says (1 when neither does).
+func workerLost(err error) (attempt int, lost bool) {
+	var n int32
+	var te *temporal.TimeoutError
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &te):
+		if t := te.TimeoutType(); t != enumspb.TIMEOUT_TYPE_HEARTBEAT && t != enumspb.TIMEOUT_TYPE_START_TO_CLOSE {
+			return 0, false
+		}
+		if te.HasLastHeartbeatDetails() {
+			_ = te.LastHeartbeatDetails(&n)
+		}
+	case errors.As(err, &app) && app.Type() == workerStopped:
+		if app.HasDetails() {
+			_ = app.Details(&n)
+		}
+	default:
+		return 0, false
+	}
+	return int(max(n, 1)), true
 }
 
 func stopFailed(why string) loop.Input {
@@ -342,6 +432,7 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 		}
 	}
 	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c, Chain: workflow.GetInfo(ctx).FirstRunID}
+	in.Call.Attempts = max(c.Attempts, 1) + r.reruns[c.ID] // the attempt the tool sees
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
 			Error: tooLarge("the call with its arguments", n) + "; the tool did not run"}}
@@ -364,11 +455,19 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 			MaximumAttempts:    attempts,
 		},
 	})
-	var d loop.Done
-	err := workflow.ExecuteActivity(r.traced(ctx, c.ID), toolActivity, in).Get(ctx, &d)
+	var out toolOutput
+	err := workflow.ExecuteActivity(r.traced(ctx, c.ID), toolActivity, in).Get(ctx, &out)
 	if err != nil {
-		d = lost(c, err)
+		out = toolOutput{Done: lost(c, err), Attempt: 1}
+		var ae *temporal.ActivityError
+		if errors.As(err, &ae) && ae.RetryState() == enumspb.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED {
+			out.Attempt = attempts
+		}
 	}
+	if out.Attempt > 1 {
+		r.reruns[c.ID] += int(out.Attempt) - 1
+	}
+	d := out.Done
 	d.CallID = c.ID
 	return loop.Input{Done: &d}
 }

@@ -195,9 +195,9 @@ func TestToolFailureIsAResultNotAnActivityError(t *testing.T) {
 // worker does (no heartbeat in time) on its first count attempts, and run
 // the real activity afterwards.
 func lostWorker(e *testsuite.TestWorkflowEnvironment, rt *runtime, tool string, count int, ran *atomic.Int32) {
-	e.OnActivity(toolActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in toolInput) (loop.Done, error) {
+	e.OnActivity(toolActivity, mock.Anything, mock.Anything).Return(func(ctx context.Context, in toolInput) (toolOutput, error) {
 		if in.Call.Name == tool && int(ran.Add(1)) <= count {
-			return loop.Done{}, temporal.NewHeartbeatTimeoutError()
+			return toolOutput{}, temporal.NewHeartbeatTimeoutError()
 		}
 		return rt.tool(ctx, in)
 	})
@@ -252,7 +252,7 @@ func TestWriteNoWorkerStartedFailsSafeToRetry(t *testing.T) {
 	m := &scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("send", `{}`, "note", `{}`), text("try later")}}
 	a := newAgent(t, m, send, note)
 	e := env(t, a)
-	e.OnActivity(toolActivity, mock.Anything, mock.Anything).Return(loop.Done{},
+	e.OnActivity(toolActivity, mock.Anything, mock.Anything).Return(toolOutput{},
 		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil))
 	res := result(t, e, input("send it"))
 	if outcomes(res) != "send:failed note:skipped" || !strings.Contains(res.Calls[0].Output, "safe to call again") {

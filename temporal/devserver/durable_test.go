@@ -5,22 +5,17 @@ package devserver_test
 // middle of a tool call, and a second worker process picks the run up.
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
@@ -28,190 +23,6 @@ import (
 	"github.com/onionkit/onion/temporal/devserver"
 	"github.com/onionkit/onion/temporal/internal/testagent"
 )
-
-// The environment of a worker process.
-const (
-	envWorker  = "ONION_TEST_WORKER"   // the server's host:port; set in a worker process
-	envModel   = "ONION_TEST_MODEL"    // the oniontest server's URL
-	envQueue   = "ONION_TEST_QUEUE"    // the task queue
-	envRecord  = "ONION_TEST_RECORD"   // the file each tool execution is appended to
-	envBlock   = "ONION_TEST_BLOCK"    // tools that block until the worker dies
-	envGen     = "ONION_TEST_WORKER_N" // which worker process this is, from 1
-	envApprove = "ONION_TEST_APPROVE"  // the server's host:port; set in an approver process
-	envRunID   = "ONION_TEST_RUN"      // the workflow ID an approver answers
-)
-
-func TestMain(m *testing.M) {
-	if hp := os.Getenv(envWorker); hp != "" {
-		if err := serveWorker(hp); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if hp := os.Getenv(envApprove); hp != "" {
-		if err := approveFirst(hp, os.Getenv(envRunID)); err != nil {
-			fmt.Fprintln(os.Stderr, "approver:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	flag.Parse()
-	os.Exit(m.Run())
-}
-
-// serveWorker is a worker process: it serves testagent until killed, appends
-// each tool execution to the record file, and says on stdout when a tool
-// starts.
-func serveWorker(hostPort string) error {
-	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet{}})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	gen := os.Getenv(envGen)
-	block := strings.Split(os.Getenv(envBlock), ",")
-	var mu sync.Mutex
-	on := func(ctx context.Context, tool string) (string, error) {
-		call, _ := onion.CallInfo(ctx)
-		mu.Lock()
-		f, err := os.OpenFile(os.Getenv(envRecord), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = fmt.Fprintf(f, "%s %s worker%s\n", tool, call.IdempotencyKey, gen)
-			err = errors.Join(err, f.Close())
-		}
-		mu.Unlock()
-		if err != nil {
-			return "", err
-		}
-		fmt.Printf("started %s\n", tool)
-		if gen == "1" && slices.Contains(block, tool) {
-			<-ctx.Done() // until the process is killed
-			return "", ctx.Err()
-		}
-		return tool + " done", nil
-	}
-	opts := []onion.Option{onion.BaseURL(os.Getenv(envModel)), onion.APIKey("test")}
-	if path := os.Getenv(envTrace); path != "" {
-		o, err := traceTo(path)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, o)
-	}
-	agent, err := testagent.New(on, opts...)
-	if err != nil {
-		return err
-	}
-	w, err := temporal.NewWorker(c, os.Getenv(envQueue), agent)
-	if err != nil {
-		return err
-	}
-	fmt.Println("ready")
-	return w.Run(make(chan any)) // until killed
-}
-
-// approveFirst is an approver process: it approves the first call that
-// the run id waits for, and says which on stdout.
-func approveFirst(hostPort, id string) error {
-	c, err := client.Dial(client.Options{HostPort: hostPort, Logger: quiet{}})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	pending, err := temporal.Pending(ctx, c, id)
-	if err != nil {
-		return err
-	}
-	if len(pending) != 1 {
-		return fmt.Errorf("%d calls wait, want 1: %+v", len(pending), pending)
-	}
-	if err := temporal.Approve(ctx, c, id, "nope", true); err == nil {
-		return errors.New("an unknown call ID was accepted")
-	}
-	if err := temporal.Approve(ctx, c, id, pending[0].ID, true); err != nil {
-		return err
-	}
-	fmt.Printf("approved %s %s\n", pending[0].Name, pending[0].Arguments)
-	return nil
-}
-
-// proc is a worker process and the lines it prints.
-type proc struct {
-	cmd   *exec.Cmd
-	lines chan string
-}
-
-// startWorker starts worker process gen and waits until it is ready.
-func startWorker(t *testing.T, srv *devserver.Server, model, queue, record, block string, gen int) *proc {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envWorker+"="+srv.HostPort(), envModel+"="+model, envQueue+"="+queue,
-		envRecord+"="+record, envBlock+"="+block, fmt.Sprintf("%s=%d", envGen, gen))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{cmd: cmd, lines: make(chan string, 16)}
-	go func() {
-		defer close(p.lines)
-		s := bufio.NewScanner(out)
-		for s.Scan() {
-			p.lines <- s.Text()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	p.expect(t, "ready")
-	return p
-}
-
-// expect waits for the process to print line.
-func (p *proc) expect(t *testing.T, line string) {
-	t.Helper()
-	timeout := time.NewTimer(2 * time.Minute)
-	defer timeout.Stop()
-	for {
-		select {
-		case got, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("the worker exited before printing %q", line)
-			}
-			if got == line {
-				return
-			}
-		case <-timeout.C:
-			t.Fatalf("the worker did not print %q", line)
-		}
-	}
-}
-
-// kill ends the process with SIGKILL, as a crash or an OOM kill would.
-func (p *proc) kill(t *testing.T) time.Time {
-	t.Helper()
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = p.cmd.Wait()
-	return time.Now()
-}
-
-func records(t *testing.T, path string) []string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return strings.Fields(strings.ReplaceAll(string(b), "\n", " | "))
-}
 
 // crashSetup starts a server, a model scripted with steps and a client.
 func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *oniontest.Server, client.Client) {
@@ -226,7 +37,7 @@ func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *onio
 		}
 	})
 	model := oniontest.NewServer(t, steps...)
-	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	c, err := client.Dial(dialOptions(srv.HostPort()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +50,17 @@ func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *onio
 // stops when the test ends.
 func serveAgent(t *testing.T, c client.Client, model *oniontest.Server, queue string, on testagent.On, opts ...onion.Option) *onion.Agent {
 	t.Helper()
+	return serveAgentWith(t, c, model, queue, worker.Options{}, on, opts...)
+}
+
+// serveAgentWith is serveAgent with the worker's options wo.
+func serveAgentWith(t *testing.T, c client.Client, model *oniontest.Server, queue string, wo worker.Options, on testagent.On, opts ...onion.Option) *onion.Agent {
+	t.Helper()
 	agent, err := testagent.New(on, append([]onion.Option{onion.BaseURL(model.URL()), onion.APIKey("test")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := temporal.NewWorker(c, queue, agent)
+	w, err := temporal.NewWorkerWithOptions(c, queue, wo, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +105,8 @@ func TestWorkerKilledDuringWrite(t *testing.T) {
 	got := records(t, record)
 	// The key: the workflow ID, the chain's first run ID, the round and a
 	// hash of the call ID.
-	if len(got) != 4 || got[0] != "send" || !strings.HasPrefix(got[1], "crash-write/"+run.GetRunID()+"/tool/1/") || got[2] != "worker1" {
-		t.Errorf("tool executions %q, want the write once, on worker 1", got)
+	if len(got) != 1 || got[0].tool != "send" || !strings.HasPrefix(got[0].key, "crash-write/"+run.GetRunID()+"/tool/1/") || got[0].worker != "worker1" {
+		t.Errorf("tool executions %+v, want the write once, on worker 1", got)
 	}
 	if len(res.ToolCalls) != 2 || res.ToolCalls[0].Outcome != onion.OutcomeUnknown || res.ToolCalls[1].Outcome != onion.Skipped {
 		t.Fatalf("calls %+v", res.ToolCalls)
@@ -300,7 +117,7 @@ func TestWorkerKilledDuringWrite(t *testing.T) {
 	if res.Output != "I cannot tell whether the parcel went out; please check." {
 		t.Errorf("answer %q", res.Output)
 	}
-	t.Logf("write cut: executions %q; outcome %s (%s); kill → next model request %v, kill → result %v",
+	t.Logf("write cut: executions %+v; outcome %s (%s); kill → next model request %v, kill → result %v",
 		got, res.ToolCalls[0].Outcome, res.ToolCalls[0].Error, resumedAt.Sub(killed).Round(time.Millisecond), done.Sub(killed).Round(time.Millisecond))
 	historyFigures(t, c, "crash-write")
 	saveHistory(t, c, "crash-write", "write-cut")
@@ -330,13 +147,19 @@ func TestWorkerKilledDuringRead(t *testing.T) {
 	}
 	second.expect(t, "started stock")
 	got := records(t, record)
-	if len(got) != 8 || got[0] != "stock" || got[2] != "worker1" || got[4] != "stock" || got[6] != "worker2" || got[1] != got[5] {
-		t.Errorf("tool executions %q, want the read on worker 1, then again on worker 2 with the same key", got)
+	if len(got) != 2 || got[0].tool != "stock" || got[0].worker != "worker1" || got[1].tool != "stock" || got[1].worker != "worker2" ||
+		got[0].key != got[1].key {
+		t.Errorf("tool executions %+v, want the read on worker 1, then again on worker 2 with the same key", got)
 	}
 	if len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Succeeded || res.Output != "A1 is in stock." {
 		t.Fatalf("calls %+v, answer %q", res.ToolCalls, res.Output)
 	}
-	t.Logf("read cut: executions %q; kill → next model request %v", got, resumedAt.Sub(killed).Round(time.Millisecond))
+	// The attempts as they happened: the tool saw attempt 2 on worker 2,
+	// and the result says 2.
+	if len(got) == 2 && (got[0].attempt != 1 || got[1].attempt != 2 || res.ToolCalls[0].Attempts != 2) {
+		t.Errorf("the tool saw attempts %d and %d, the result says %d; want 1, 2 and 2", got[0].attempt, got[1].attempt, res.ToolCalls[0].Attempts)
+	}
+	t.Logf("read cut: executions %+v; kill → next model request %v", got, resumedAt.Sub(killed).Round(time.Millisecond))
 	saveHistory(t, c, "crash-read", "read-cut")
 }
 
@@ -382,8 +205,8 @@ func TestApprovalAfterWorkerRestart(t *testing.T) {
 	if len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Succeeded || res.Output != "Order 42 is refunded." {
 		t.Fatalf("calls %+v, answer %q", res.ToolCalls, res.Output)
 	}
-	if got := records(t, record); len(got) != 4 || got[2] != "worker2" {
-		t.Errorf("tool executions %q, want the refund once, on worker 2", got)
+	if got := records(t, record); len(got) != 1 || got[0].worker != "worker2" {
+		t.Errorf("tool executions %+v, want the refund once, on worker 2", got)
 	}
 	if err := temporal.Approve(ctx, c, "approval", pending[0].ID, true); err == nil {
 		t.Error("an answer to a finished run's call was accepted")

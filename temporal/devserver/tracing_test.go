@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/onionkit/onion"
@@ -88,14 +90,18 @@ func byName(spans []exported, prefix string) []exported {
 // under a caller's span, with a worker whose agent traces: the spans make
 // the caller → invoke_agent → chat, execute_tool tree in the caller's
 // trace. Then the worker replays the finished run to answer a query, and
-// a replayer replays its history: neither starts a span.
+// a replayer replays its history: neither starts a span. The worker is
+// given an interceptor of its own too: both it and onion's see the
+// activities.
 func TestTraceOfARunOnTheServer(t *testing.T) {
 	_, model, c := crashSetup(t, oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`)), oniontest.Text("A1 is in stock."))
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	var toolSpan trace.SpanContext
-	agent := serveAgent(t, c, model, "traced", func(ctx context.Context, tool string) (string, error) {
+	mine := &counting{}
+	wo := worker.Options{Identity: "traced-worker", Interceptors: []interceptor.WorkerInterceptor{mine}}
+	agent := serveAgentWith(t, c, model, "traced", wo, func(ctx context.Context, tool string) (string, error) {
 		toolSpan = trace.SpanContextFromContext(ctx)
 		return tool + " done", nil
 	}, telemetry.Option(telemetry.TracerProvider(tp)))
@@ -133,6 +139,9 @@ func TestTraceOfARunOnTheServer(t *testing.T) {
 	}
 	if len(res.ToolCalls) != 1 {
 		t.Fatalf("calls %+v", res.ToolCalls)
+	}
+	if n := mine.activities.Load(); n != 3 {
+		t.Errorf("the worker's own interceptor saw %d activities, want 3 (two model requests and a call)", n)
 	}
 
 	// A query of a finished run the worker no longer holds is answered by
@@ -225,4 +234,25 @@ func TestTraceCrossesWorkerProcesses(t *testing.T) {
 	if !chats[0].Parent.Remote {
 		t.Error("the second chat's parent did not come through the activity's header")
 	}
+}
+
+// counting is a worker interceptor of the program's own: it counts the
+// activities it sees.
+type counting struct {
+	interceptor.WorkerInterceptorBase
+	activities atomic.Int32
+}
+
+func (c *counting) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &countingActivity{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, n: &c.activities}
+}
+
+type countingActivity struct {
+	interceptor.ActivityInboundInterceptorBase
+	n *atomic.Int32
+}
+
+func (a *countingActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	a.n.Add(1)
+	return a.Next.ExecuteActivity(ctx, in)
 }
