@@ -144,11 +144,34 @@
 // package openai's client, Chat Completions for any OpenAI-compatible
 // endpoint, built from Model, BaseURL and APIKey or the environment;
 // WithModel plugs in any other implementation. Each provider is a package
-// of its own beside package onion, importing no package of onion but loop
-// (openai here; a model named "prefix/name" opens the provider package
-// that registered prefix, as a database/sql driver registers its name). A model reports failures the agent may retry, and
-// a server's Retry-After, with a ModelError; the agent retries with
-// backoff, and never waits longer than MaxRetryAfter.
+// of its own beside package onion, importing no package of onion but
+// loop, and registers its name prefix when imported, as a database/sql
+// driver registers its name: a model named "anthropic/claude-sonnet-4-5"
+// or "gemini/gemini-2.5-flash" opens that provider. A model reports
+// failures the agent may retry, and a server's Retry-After, with a
+// ModelError; the agent retries with backoff, and never waits longer than
+// MaxRetryAfter.
+//
+// # Packages
+//
+// What a user types is in package onion; the rest stands beside it:
+//
+//   - loop: the agent's deterministic core, and the types every provider
+//     speaks (Message, Request, Response, LanguageModel, the retry rule,
+//     the provider registry);
+//   - openai, anthropic, gemini: the providers;
+//   - drive: what a runtime other than Run and Stream needs to drive an
+//     agent's loop itself;
+//   - oniontest: a real model server, speaking every provider's wire,
+//     for tests, with recording and playback;
+//   - builtin (and builtin/webfetch, builtin/browser): ready tools;
+//   - mcp/mcpclient and mcp/mcpserver: MCP tools in, onion tools out;
+//   - script: tools written in Starlark;
+//   - telemetry: OpenTelemetry traces and metrics;
+//   - automation: scheduled runs;
+//   - temporal, a module of its own: durable runs on Temporal;
+//   - cmd/onion: the onion command; cmd/oniondoc and srcdoc: doc
+//     comments compiled into binaries that run without their source.
 //
 // # The Responses API
 //
@@ -160,6 +183,7 @@
 // requests. ChainResponses keeps the conversation on the server instead,
 // with previous_response_id.
 //
-// Package oniontest is a real OpenAI server, Chat Completions and the
-// Responses API, for testing agents.
+// Package oniontest is a real model server, OpenAI's Chat Completions and
+// Responses API, Anthropic's Messages API and the Gemini API, for testing
+// agents.
 package onion
