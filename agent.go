@@ -373,6 +373,10 @@ func NewAgent(name string, items ...any) (*Agent, error) {
 			}
 			a.cfg.languageModel, a.cfg.model, a.provider = m, model, cfg.model[:len(cfg.model)-len(model)-1]
 		}
+	} else if m, ok := cfg.languageModel.(interface{ Name() string }); ok && m.Name() != "" {
+		// A provider's model given with WithModel knows its name: the
+		// requests, the events and the telemetry carry it.
+		a.cfg.model = m.Name()
 	}
 	a.defs = make([]ToolDef, len(set.tools))
 	for i, t := range set.tools {

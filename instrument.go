@@ -44,7 +44,7 @@ type RunInfo struct {
 	Agent        string    // the agent's name
 	RunID        string    // the run's ID
 	Model        string    // the model asked for
-	Provider     string    // "openai" for the built-in client, the prefix of a registered provider's model name ("anthropic"), "" for a LanguageModel given with WithModel
+	Provider     string    // "openai" for the built-in client, a registered provider's prefix ("anthropic", "gemini"), what a LanguageModel given with WithModel says with a Provider method, else ""
 	Server       string    // the host (and port) of the endpoint, when the agent knows it
 	SystemPrompt string    // the agent's instructions
 	Prompt       string    // the run's prompt
@@ -66,6 +66,11 @@ func WithInstrument(in Instrument) Option {
 // prompt (see drive.RunInfo).
 func (a *Agent) runInfo(runID, prompt string) RunInfo {
 	info := RunInfo{Agent: a.name, RunID: runID, Model: a.cfg.model, Provider: a.provider, SystemPrompt: a.cfg.systemPrompt, Prompt: prompt, Tools: a.defs}
+	// A provider's model given with WithModel names its provider (the
+	// provider packages' Model types do; NewAgent took its name).
+	if p, ok := a.cfg.languageModel.(interface{ Provider() string }); ok && info.Provider == "" {
+		info.Provider = p.Provider()
+	}
 	if a.cfg.languageModel == nil {
 		info.Provider = "openai"
 		switch {

@@ -73,8 +73,9 @@ const (
 type ModelError = loop.ModelError
 
 // WithModel makes the agent send its requests to m instead of the
-// built-in Chat Completions client; Model, BaseURL, APIKey and WithClient
-// are then ignored.
+// built-in Chat Completions client; BaseURL, APIKey and WithClient are
+// then ignored, and so is Model when m names itself with a Name method,
+// as the provider packages' models do.
 func WithModel(m LanguageModel) Option {
 	return optionFunc(func(c *config) error {
 		if m == nil {

@@ -232,6 +232,10 @@ func New(model string, opts ...Option) (*Model, error) {
 // Name returns the model's name, as sent in each request.
 func (m *Model) Name() string { return m.name }
 
+// Provider returns "anthropic", the prefix the package registers: what
+// an agent's telemetry reports as the model's provider.
+func (m *Model) Provider() string { return "anthropic" }
+
 // Generate sends req to the Messages API, streaming the reply when onDelta
 // is not nil. The request names the Model's own model: req.Model, the
 // agent's setting, is not read (an agent given a Model with

@@ -164,6 +164,11 @@ func New(name string, opts ...Option) (*Model, error) {
 // Name returns the model's name, as given to New.
 func (m *Model) Name() string { return m.name }
 
+// Provider returns "gemini", the prefix the package registers: what an
+// agent's telemetry reports as the model's provider (gen_ai.provider.name
+// gcp.gemini).
+func (m *Model) Provider() string { return Prefix }
+
 // Generate sends req to the model, streaming when onDelta is not nil
 // (genai's GenerateContentStream: text as Delta.Text, thoughts as
 // Delta.Reasoning). Every failure is a *loop.ModelError.

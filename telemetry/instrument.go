@@ -136,10 +136,19 @@ func (in *instrument) StartRun(ctx context.Context, info onion.RunInfo) context.
 	return context.WithValue(ctx, key{in, 0}, st)
 }
 
+// providerName is the gen_ai.provider.name of an onion provider's name:
+// the semantic conventions call the Gemini API "gcp.gemini".
+func providerName(p string) string {
+	if p == "gemini" {
+		return "gcp.gemini"
+	}
+	return p
+}
+
 // common adds the provider and the server to attrs.
 func (st *runState) common(attrs []attribute.KeyValue) []attribute.KeyValue {
 	if st.provider != "" {
-		attrs = append(attrs, ProviderName.String(st.provider))
+		attrs = append(attrs, ProviderName.String(providerName(st.provider)))
 	}
 	if st.server != "" {
 		attrs = append(attrs, ServerAddress.String(st.server))
