@@ -14,7 +14,7 @@ import (
 // level, methods and struct fields counted as the issue that asked for a
 // smaller front door counted them (260 then). What only a runtime other
 // than Run and Stream needs is in package drive.
-const frontDoor = 251
+const frontDoor = 252
 
 // TestFrontDoorSize counts package onion's exported identifiers, so that
 // the front door grows only on purpose: raise frontDoor in the same change
