@@ -21,7 +21,7 @@ type UI struct {
 	set    settings
 	agents []*agentEntry
 	views  []agentView // the agents and their tools, as the page lists them
-	token  string // the per-UI token every call of the page carries
+	token  string      // the per-UI token every call of the page carries
 	scrub  scrubber
 	mux    *http.ServeMux
 
