@@ -99,9 +99,9 @@ func (u *UI) parseReplay(name string, data []byte) (*replay, error) {
 	if len(rec.Exchanges) > maxExchanges {
 		return nil, fmt.Errorf("devui: recording %s: %d exchanges, more than the %d the page steps through", name, len(rec.Exchanges), maxExchanges)
 	}
-	rp := &replay{Name: u.scrub.text(visible.String(loop.Cap(name, maxTitle))), Steps: []replayStep{}}
+	rp := &replay{Name: u.showName(name, maxTitle), Steps: []replayStep{}}
 	for i, ex := range rec.Exchanges {
-		st := replayStep{Step: i + 1, Path: u.show(ex.Request.Path, 256), Status: ex.Response.Status, ToolCalls: []replayCall{}, Results: []replayResult{}}
+		st := replayStep{Step: i + 1, Path: u.showName(ex.Request.Path, 256), Status: ex.Response.Status, ToolCalls: []replayCall{}, Results: []replayResult{}}
 		req := ex.Request.JSON
 		if len(req) == 0 {
 			req = json.RawMessage(ex.Request.Body)
@@ -142,10 +142,16 @@ func (u *UI) parseReplay(name string, data []byte) (*replay, error) {
 	return rp, nil
 }
 
-// show is s as the page shows text from a recording: cut, with what a
-// reader would not see escaped and secrets replaced.
+// show is s as the page shows text from a recording: cut, and secrets
+// replaced.
 func (u *UI) show(s string, limit int) string {
-	return u.scrub.text(visible.String(loop.Cap(s, limit)))
+	return u.scrub.text(loop.Cap(s, limit))
+}
+
+// showName is a name or an ID from a recording, or a call's arguments:
+// with what a reader would not see escaped too.
+func (u *UI) showName(s string, limit int) string {
+	return u.show(visible.String(s), limit)
 }
 
 // wireMessage is a message or input item of either wire, as far as the
@@ -196,10 +202,10 @@ func (u *UI) readRequest(req json.RawMessage, responses bool) (prompt string, re
 			if m.Type == "function_call_output" {
 				out, id = textOf(m.Output), m.CallID
 			}
-			results = append(results, replayResult{CallID: u.show(id, 256), Output: u.show(out, maxShown), Outcome: outcomeOf(out)})
+			results = append(results, replayResult{CallID: u.showName(id, 256), Output: u.show(out, maxShown), Outcome: outcomeOf(out)})
 		}
 	}
-	return u.show(prompt, maxShown), results, u.show(r.Model, 256)
+	return u.show(prompt, maxShown), results, u.showName(r.Model, 256)
 }
 
 // textOf is the text of a message's content: a string, or the text of
@@ -304,7 +310,7 @@ func (u *UI) readReply(st *replayStep, body json.RawMessage, responses bool) {
 		st.Error = "the reply is not one the page reads: " + u.show(err.Error(), 256)
 		return
 	}
-	if m := u.show(w.Model, 256); m != "" {
+	if m := u.showName(w.Model, 256); m != "" {
 		st.Model = m
 	}
 	st.Usage = w.Usage.usage()
@@ -332,9 +338,9 @@ func (u *UI) readReply(st *replayStep, body json.RawMessage, responses bool) {
 		st.FinishReason = c.FinishReason
 	}
 	st.Text = u.show(text.String(), maxReplyText)
-	st.FinishReason = u.show(st.FinishReason, 64)
+	st.FinishReason = u.showName(st.FinishReason, 64)
 	for _, c := range calls[:min(len(calls), maxReplayCalls)] {
-		st.ToolCalls = append(st.ToolCalls, replayCall{ID: u.show(c.ID, 256), Name: u.show(c.Name, 256), Arguments: u.show(c.Arguments, maxShown)})
+		st.ToolCalls = append(st.ToolCalls, replayCall{ID: u.showName(c.ID, 256), Name: u.showName(c.Name, 256), Arguments: u.showName(c.Arguments, maxShown)})
 	}
 }
 

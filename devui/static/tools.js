@@ -46,11 +46,11 @@ function toolCard(agent, t) {
       result.replaceChildren(h('p', { class: 'hint', text: `Calling ${t.name}…` }));
       try {
         const r = await api('POST', '/api/tools/call', { agent, tool: t.name, arguments: args, approve: !!(approve && approve.checked) });
-        result.replaceChildren(
+        result.replaceChildren(...[
           h('p', {}, badge(outcomeLabel(r.outcome), `outcome ${r.outcome}`), ` in ${fmtMS(r.duration_ms)}`),
           h('p', { class: 'label', text: 'What the model would read' }),
           h('pre', { class: 'call-output', 'data-outcome': r.outcome, text: r.output }),
-          r.error && h('p', { class: 'error call-error', text: `Error: ${r.error}` }));
+          r.error && h('p', { class: 'error call-error', text: `Error: ${r.error}` })].filter(Boolean));
       } catch (err) {
         result.replaceChildren(h('p', { class: 'error', text: err.message }));
       } finally { btn.disabled = false; }
