@@ -70,7 +70,7 @@ func TestKeysNeverShown(t *testing.T) {
 	p.do(chromedp.Click(chromedp.CSS(`#timeline .model[data-step="2"] .show-json`)))
 	p.wait(`document.querySelector('#timeline .model[data-step="2"] .json-reply')?.textContent.includes('again')`)
 	html := eval[string](p, `document.documentElement.outerHTML`)
-	for _, part := range []string{testKey, testKey[10:10+redact.Run]} {
+	for _, part := range []string{testKey, testKey[10 : 10+redact.Run]} {
 		if strings.Contains(html, part) {
 			t.Errorf("the page shows %q", part)
 		}
