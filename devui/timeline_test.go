@@ -14,7 +14,7 @@ import (
 
 // travelTools are a read (weather) and a write (book) that fails for
 // "Atlantis".
-func travelTools(t *testing.T) []any {
+func travelTools(t testing.TB) []any {
 	t.Helper()
 	weather, err := onion.NewTool(func(ctx context.Context, in struct {
 		City string `json:"city"`
