@@ -3,6 +3,7 @@ package devui
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -32,8 +33,8 @@ type conv struct {
 	Title string `json:"title"`
 	// Earlier are the turns it was loaded with, the last maxEarlier.
 	Earlier []turn   `json:"earlier,omitempty"`
-	Runs    []string `json:"runs"`           // its runs the UI keeps
-	Busy    string   `json:"busy,omitempty"` // the run in flight
+	Runs    []string `json:"runs"` // its runs the UI keeps
+	Busy    string   `json:"busy"` // the run in flight, or ""
 
 	c      *onion.Conversation
 	titled bool // the title is the user's, or the first prompt's
@@ -43,6 +44,14 @@ type conv struct {
 type turn struct {
 	Role string `json:"role"`
 	Text string `json:"text"`
+}
+
+// brief is the conversation without its earlier turns, which only a
+// snapshot and the conversation's first event carry: the page keeps them.
+func (cv *conv) brief() *conv {
+	c := *cv
+	c.Earlier = nil
+	return &c
 }
 
 func (cv *conv) dropRun(id string) {
@@ -69,7 +78,7 @@ func (u *UI) newConv(i int, title string, history json.RawMessage) (*conv, error
 	case u.closed:
 		return nil, errClosed
 	case len(u.convs) >= u.set.limits.Conversations:
-		return nil, fmt.Errorf("devui: %d conversations are open, the most the UI holds: delete one first", len(u.convs))
+		return nil, withStatus(http.StatusTooManyRequests, fmt.Errorf("devui: %d conversations are open, the most the UI holds: delete one first", len(u.convs)))
 	}
 	cv := &conv{ID: u.newID("c"), Agent: i, c: c, Earlier: earlier, Runs: []string{}}
 	cv.Title = fmt.Sprintf("Conversation %s", cv.ID[1:])
@@ -151,7 +160,7 @@ func (u *UI) deleteConv(id string) error {
 	case cv == nil:
 		return fmt.Errorf("devui: no conversation %q", id)
 	case cv.Busy != "":
-		return fmt.Errorf("devui: conversation %s is answering a prompt (run %s): stop it first", id, cv.Busy)
+		return withStatus(http.StatusConflict, fmt.Errorf("devui: conversation %s is answering a prompt (run %s): stop it first", id, cv.Busy))
 	}
 	u.convs = slices.DeleteFunc(u.convs, func(c *conv) bool { return c == cv })
 	u.publish("conv_removed", id)

@@ -3,7 +3,6 @@ package devui
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/onionkit/onion"
@@ -33,7 +32,7 @@ func (in instrument) StartRun(ctx context.Context, info onion.RunInfo) context.C
 	if sc.agents != "" {
 		path = sc.agents + "/" + info.Agent
 	}
-	return context.WithValue(ctx, scopeKey{}, &scope{run: sc.run, agents: path})
+	return context.WithValue(ctx, scopeKey{}, &scope{run: sc.run, agents: path, depth: sc.depth + 1})
 }
 
 func (instrument) EndRun(context.Context, *onion.Result, error) {}
@@ -51,7 +50,7 @@ func (in instrument) StartModel(ctx context.Context, req *onion.Request) context
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := &modelStep{Kind: "model", Step: len(r.steps) + 1, Agent: sc.agents, Model: u.scrub.text(req.Model),
+	st := &modelStep{Kind: "model", Step: len(r.steps) + 1, Agent: sc.agents, Depth: sc.depth, Model: u.scrub.text(req.Model),
 		Status: "waiting", Started: time.Now(), scrub: streamScrub{s: u.scrub}, JSON: "dropped"}
 	i, ok := r.addItem(st)
 	if !ok {
@@ -59,7 +58,7 @@ func (in instrument) StartModel(ctx context.Context, req *onion.Request) context
 	}
 	st.Index = i
 	r.steps = append(r.steps, st)
-	if !strings.Contains(sc.agents, "/") {
+	if sc.depth == 1 {
 		r.top = st
 	}
 	if err == nil && u.room(r, len(b)) {

@@ -1,7 +1,9 @@
 package devui
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -285,4 +287,42 @@ func (g *gatedBody) Read(b []byte) (int, error) {
 		err = nil // given with the held bytes
 	}
 	return cut, err
+}
+
+// post calls the UI served at base as its page does, and returns the
+// status and the JSON reply.
+func post(t testing.TB, u *UI, base, path string, body any) (int, map[string]any) {
+	t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("POST", base+path, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(tokenHeader, u.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// serveUI serves the UI of agents on the loopback until the test ends.
+func serveUI(t testing.TB, agents []*onion.Agent, opts ...Option) (*UI, string) {
+	t.Helper()
+	u, err := New(agents, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(u)
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { u.Close() })
+	return u, srv.URL
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -60,6 +61,7 @@ type modelStep struct {
 	Index        int         `json:"index"` // in the run's items
 	Step         int         `json:"step"`  // 1, 2, … in the run
 	Agent        string      `json:"agent"` // the path of agents that sent it ("lead/reader")
+	Depth        int         `json:"depth"` // 1 for the run's own agent
 	Model        string      `json:"model"`
 	Status       string      `json:"status"` // waiting, done, failed
 	Started      time.Time   `json:"started"`
@@ -220,7 +222,7 @@ func (u *UI) start(cv *conv, prompt string) (*run, error) {
 	case u.closed:
 		return nil, errClosed
 	case cv.Busy != "":
-		return nil, fmt.Errorf("devui: the conversation is answering a prompt already (run %s): wait for it, or stop it", cv.Busy)
+		return nil, withStatus(http.StatusConflict, fmt.Errorf("devui: the conversation is answering a prompt already (run %s): wait for it, or stop it", cv.Busy))
 	}
 	if err := u.makeRoom(); err != nil {
 		return nil, err
@@ -234,7 +236,7 @@ func (u *UI) start(cv *conv, prompt string) (*run, error) {
 	cv.Runs = append(cv.Runs, r.ID)
 	cv.Busy = r.ID
 	u.publish("run", runView{run: r})
-	u.publish("conv", cv)
+	u.publish("conv", cv.brief())
 	u.wg.Add(1)
 	go u.drive(ctx, r, cv, prompt)
 	return r, nil
@@ -254,13 +256,13 @@ func (u *UI) makeRoom() error {
 		for _, cv := range u.convs {
 			if cv.ID == r.Conv {
 				cv.dropRun(r.ID)
-				u.publish("conv", cv)
+				u.publish("conv", cv.brief())
 			}
 		}
 		u.publish("run_removed", r.ID)
 		return nil
 	}
-	return fmt.Errorf("devui: %d runs are in flight, the most the UI keeps: wait for one, or stop one", len(u.runs))
+	return withStatus(http.StatusTooManyRequests, fmt.Errorf("devui: %d runs are in flight, the most the UI keeps: wait for one, or stop one", len(u.runs)))
 }
 
 // scope is what the UI's instrument and approver find in the context of
@@ -268,6 +270,7 @@ func (u *UI) makeRoom() error {
 type scope struct {
 	run    *run
 	agents string
+	depth  int // 1 for the run's own agent, 2 for an agent it called…
 }
 
 type scopeKey struct{}
@@ -319,7 +322,7 @@ func (u *UI) drive(ctx context.Context, r *run, cv *conv, prompt string) {
 	r.Cost = u.cost(r.steps)
 	cv.Busy = ""
 	u.publish("run", runView{run: r})
-	u.publish("conv", cv)
+	u.publish("conv", cv.brief())
 }
 
 // stop cancels the run id.

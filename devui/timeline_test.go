@@ -107,3 +107,39 @@ func TestTimeline(t *testing.T) {
 		t.Errorf("the cost by run: %q", got)
 	}
 }
+
+// An agent given as a tool runs inside the run: its model requests and
+// tool calls show in the timeline with the path of agents, and the
+// answer shown is the lead's.
+func TestTimelineSubAgent(t *testing.T) {
+	s := oniontest.NewServer(t,
+		oniontest.ToolCalls(oniontest.Call("reader", `{"task":"Weather in Paris?"}`)),
+		oniontest.ToolCalls(oniontest.Call("get_weather", `{"city":"Paris"}`)),
+		oniontest.Text("Sunny in Paris, says the weather."),
+		oniontest.Text("The reader says Paris is sunny."),
+	)
+	reader, err := onion.NewAgent("reader", append(travelTools(t)[:1], onion.BaseURL(s.URL()), onion.APIKey("test"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead, err := onion.NewAgent("lead", reader, onion.BaseURL(s.URL()), onion.APIKey("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, []*onion.Agent{lead})
+	p.send("Ask the reader about Paris")
+	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
+	if got := p.textOf(".turn.assistant .answer"); got != "The reader says Paris is sunny." {
+		t.Errorf("the answer: %q", got)
+	}
+	steps := eval[[]string](p, `[...document.querySelectorAll('#timeline .model')].map(e => e.querySelector('.line').textContent)`)
+	if len(steps) != 4 || !strings.Contains(steps[1], "by lead → reader") || !strings.Contains(steps[0], "by lead") || strings.Contains(steps[0], "reader") {
+		t.Errorf("the model requests: %q", steps)
+	}
+	if got := p.textOf(`#timeline .tool[data-call-id="call_2"]`); !strings.Contains(got, "get_weather") || !strings.Contains(got, "sunny in Paris") {
+		t.Errorf("the reader's call: %q", got)
+	}
+	if got := eval[string](p, `[...document.querySelectorAll('#timeline .round h3')].map(e => e.textContent).join(' | ')`); !strings.Contains(got, "(by lead → reader)") {
+		t.Errorf("the rounds: %q", got)
+	}
+}

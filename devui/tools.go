@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -83,7 +84,7 @@ func (u *UI) call(ctx context.Context, i int, name, args string, approved bool) 
 	case u.calls <- struct{}{}:
 		defer func() { <-u.calls }()
 	default:
-		return nil, fmt.Errorf("devui: %d calls from the form are in flight, the most the UI runs at once: wait for one", cap(u.calls))
+		return nil, withStatus(http.StatusTooManyRequests, fmt.Errorf("devui: %d calls from the form are in flight, the most the UI runs at once: wait for one", cap(u.calls)))
 	}
 	u.mu.Lock()
 	if u.closed {

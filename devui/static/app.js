@@ -96,7 +96,8 @@ function apply(ev) {
       mark('agents', 'convs', 'chat', 'timeline', 'approvals', 'cost');
       break;
     case 'conv':
-      S.convs.set(d.id, d);
+      // Only a conversation's first event carries its earlier turns.
+      S.convs.set(d.id, Object.assign(S.convs.get(d.id) || {}, d));
       mark('convs');
       if (d.id === S.conv) mark('chat');
       break;
@@ -200,7 +201,7 @@ function selectConv(id) {
 function liveText(r) {
   if (r.status !== 'running') return r.output || (r.status === 'done' ? '(no text)' : '');
   let text = '';
-  for (const st of r.steps.values()) if (!st.agent.includes('/')) text = st.text || '';
+  for (const st of r.steps.values()) if (st.depth === 1) text = st.text || '';
   return text;
 }
 
