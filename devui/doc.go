@@ -8,7 +8,8 @@
 // keeps several conversations and saves or loads each as the JSON the
 // onion command's -session file holds (Conversation.MarshalHistory). Each
 // run has a timeline: every model request with its tokens, cached tokens,
-// latency and stop reason, and the exact JSON sent and received; every
+// latency and stop reason, and the exact JSON sent and received (in
+// onion's terms, and through Transport as it went over the wire); every
 // tool call with its arguments, intent, approval, attempts, outcome,
 // duration and the output the model read, a round's reads side by side
 // and its writes in sequence, a skipped write marked. A call that needs

@@ -155,11 +155,11 @@ func (u *UI) serveStep(w http.ResponseWriter, r *http.Request) {
 	n, err := strconv.Atoi(r.PathValue("step"))
 	u.mu.Lock()
 	run := u.findRun(r.PathValue("run"))
-	var req, rep []byte
+	var req, rep, wireReq, wireRep []byte
 	found := false
 	if run != nil && err == nil && n >= 1 && n <= len(run.steps) {
 		st := run.steps[n-1]
-		req, rep, found = st.request, st.reply, true
+		req, rep, wireReq, wireRep, found = st.request, st.reply, st.wireRequest, st.wireReply, true
 	}
 	u.mu.Unlock()
 	if !found {
@@ -172,8 +172,16 @@ func (u *UI) serveStep(w http.ResponseWriter, r *http.Request) {
 		}
 		return b
 	}
+	// The bytes on the wire go as JSON strings: a stream is no JSON.
+	asText := func(b []byte) []byte {
+		if b == nil {
+			return []byte("null")
+		}
+		s, _ := json.Marshal(string(b))
+		return s
+	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"request":%s,"reply":%s}`, orNull(req), orNull(rep))
+	fmt.Fprintf(w, `{"request":%s,"reply":%s,"wire_request":%s,"wire_reply":%s}`, orNull(req), orNull(rep), asText(wireReq), asText(wireRep))
 }
 
 // readJSON decodes the body, of at most limit bytes, into v, or answers

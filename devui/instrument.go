@@ -32,7 +32,7 @@ func (in instrument) StartRun(ctx context.Context, info onion.RunInfo) context.C
 	if sc.agents != "" {
 		path = sc.agents + "/" + info.Agent
 	}
-	return context.WithValue(ctx, scopeKey{}, &scope{run: sc.run, agents: path, depth: sc.depth + 1})
+	return context.WithValue(ctx, scopeKey{}, &scope{ui: sc.ui, run: sc.run, agents: path, depth: sc.depth + 1})
 }
 
 func (instrument) EndRun(context.Context, *onion.Result, error) {}

@@ -73,9 +73,11 @@ type modelStep struct {
 	Text         string      `json:"text"`
 	ToolCalls    int         `json:"tool_calls"`
 	JSON         string      `json:"json"` // kept, dropped
+	Wire         bool        `json:"wire"` // the bytes on the wire were kept (Transport)
 	Kind         string      `json:"kind"` // "model"
 
-	request, reply []byte // the JSON, scrubbed; nil once dropped
+	request, reply         []byte // the JSON, scrubbed; nil once dropped
+	wireRequest, wireReply []byte // the bodies on the wire, scrubbed (Transport)
 	scrub          streamScrub
 	ended          bool
 }
@@ -130,9 +132,10 @@ func (u *UI) room(r *run, n int) bool {
 		if r.bytes+n <= u.set.limits.RunBytes {
 			break
 		}
-		if st.request != nil || st.reply != nil {
-			r.bytes -= len(st.request) + len(st.reply)
+		if st.request != nil || st.reply != nil || st.wireRequest != nil || st.wireReply != nil {
+			r.bytes -= len(st.request) + len(st.reply) + len(st.wireRequest) + len(st.wireReply)
 			st.request, st.reply, st.JSON = nil, nil, "dropped"
+			st.wireRequest, st.wireReply, st.Wire = nil, nil, false
 			u.publish("model", itemEvent{r.ID, st})
 		}
 	}
@@ -268,6 +271,7 @@ func (u *UI) makeRoom() error {
 // scope is what the UI's instrument and approver find in the context of
 // a run it started: the run, and the path of agents of the (sub-)run.
 type scope struct {
+	ui     *UI
 	run    *run
 	agents string
 	depth  int // 1 for the run's own agent, 2 for an agent it called…
@@ -279,7 +283,7 @@ type scopeKey struct{}
 func (u *UI) drive(ctx context.Context, r *run, cv *conv, prompt string) {
 	defer u.wg.Done()
 	defer r.cancel()
-	ctx = context.WithValue(ctx, scopeKey{}, &scope{run: r})
+	ctx = context.WithValue(ctx, scopeKey{}, &scope{ui: u, run: r})
 	var res *onion.Result
 	var runErr error
 	for ev, err := range cv.c.Stream(ctx, prompt) {

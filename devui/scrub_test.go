@@ -2,10 +2,12 @@ package devui
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/internal/redact"
@@ -81,4 +83,29 @@ func TestKeysNeverShown(t *testing.T) {
 	if got := p.textOf(".turn.assistant .answer"); !strings.Contains(got, redact.Mark+" again.") {
 		t.Errorf("the answer: %q", got)
 	}
+}
+
+// Through Transport, the page shows each request and reply as they went
+// over the wire too, and still no key: no header is kept.
+func TestWire(t *testing.T) {
+	s := oniontest.NewServer(t, oniontest.Text("Hello from the wire."))
+	cfg := goopenai.DefaultConfig(testKey)
+	cfg.BaseURL = s.URL()
+	cfg.HTTPClient = &http.Client{Transport: Transport(nil)}
+	agent, err := onion.NewAgent("wired", onion.WithClient(goopenai.NewClientWithConfig(cfg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, []*onion.Agent{agent})
+	p.send("Hi")
+	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
+	p.do(chromedp.Click(chromedp.CSS(`#timeline .model[data-step="1"] .show-json`)))
+	p.wait(`document.querySelector('#timeline .wire-reply')?.textContent.includes('chat.completion.chunk')`)
+	if got := p.textOf("#timeline .wire-request"); !strings.Contains(got, `"stream": true`) || !strings.Contains(got, `"content": "Hi"`) {
+		t.Errorf("the request on the wire: %q", got)
+	}
+	if html := eval[string](p, `document.documentElement.outerHTML`); strings.Contains(html, testKey[10:10+redact.Run]) {
+		t.Error("the page shows the key")
+	}
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }

@@ -12,8 +12,12 @@ import (
 	"strings"
 	"time"
 
+	goopenai "github.com/sashabaranov/go-openai"
+
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/devui"
+	"github.com/onionkit/onion/loop"
+	"github.com/onionkit/onion/openai"
 )
 
 // defaultDevAddr is where onion dev serves its page unless -http says.
@@ -59,6 +63,9 @@ func devCommand() *command {
 			// recordings; each run says what to set.
 			fmt.Fprintf(os.Stderr, "onion dev: %v\nonion dev: the page calls the tools and replays recordings without one; runs fail until one is set\n", onion.ErrNoModel)
 			opts = []onion.Option{onion.MaxIterations(mf.maxIterations), onion.SystemPrompt(mf.system)}
+		}
+		if client := wireClient(mf.model, mf.baseURL); client != nil {
+			opts = append(opts, onion.WithClient(client))
 		}
 		ctx, stop := interruptible(ctx)
 		defer stop()
@@ -155,4 +162,32 @@ func (s *sources) headerValues() []string {
 		}
 	}
 	return out
+}
+
+// wireClient is the client of the built-in OpenAI model for model and
+// base (the -model and -base-url flags, else $ONION_MODEL and
+// $OPENAI_BASE_URL), sending through devui.Transport, so that the page
+// shows each request and reply as they went over the wire; nil when a
+// registered provider's package serves the model, or when no endpoint is
+// set.
+func wireClient(model, base string) *goopenai.Client {
+	if model == "" {
+		model = os.Getenv("ONION_MODEL")
+	}
+	if _, _, ok := loop.Lookup(model); ok && !strings.HasPrefix(model, openai.Prefix+"/") {
+		return nil
+	}
+	if base == "" {
+		base = os.Getenv("OPENAI_BASE_URL")
+	}
+	key := os.Getenv("OPENAI_API_KEY")
+	if base == "" && key == "" {
+		return nil
+	}
+	cfg := goopenai.DefaultConfig(key)
+	if base != "" {
+		cfg.BaseURL = base
+	}
+	cfg.HTTPClient = &http.Client{Transport: devui.Transport(nil)}
+	return goopenai.NewClientWithConfig(cfg)
 }

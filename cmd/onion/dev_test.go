@@ -85,7 +85,7 @@ func TestDev(t *testing.T) {
 			}
 			defer events.Body.Close()
 			conv := devCall(t, base, token, "/api/conversations", map[string]any{"agent": 0})
-			devCall(t, base, token, "/api/conversations/"+conv["id"].(string)+"/prompt", map[string]any{"prompt": "Add tea"})
+			run := devCall(t, base, token, "/api/conversations/"+conv["id"].(string)+"/prompt", map[string]any{"prompt": "Add tea"})["run"].(string)
 			stream := bufio.NewScanner(events.Body)
 			stream.Buffer(nil, 1<<20)
 			var seen []string
@@ -110,8 +110,25 @@ func TestDev(t *testing.T) {
 			if !strings.Contains(strings.Join(seen, " "), "tool") {
 				t.Errorf("events %v: no tool call", seen)
 			}
+			// The first request, in onion's terms and on the wire.
+			req, _ := http.NewRequest("GET", base+"/api/runs/"+run+"/steps/1", nil)
+			req.Header.Set("X-Onion-Token", token)
+			resp, err = http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var step struct {
+				Request     json.RawMessage `json:"request"`
+				WireRequest string          `json:"wire_request"`
+				WireReply   string          `json:"wire_reply"`
+			}
+			json.NewDecoder(resp.Body).Decode(&step)
+			resp.Body.Close()
+			if !strings.Contains(string(step.Request), `"Add tea"`) || !strings.Contains(step.WireRequest, `"Add tea"`) || !strings.Contains(step.WireReply, `"add"`) {
+				t.Errorf("the first step's JSON: %s\nwire: %s\n%s", step.Request, step.WireRequest, step.WireReply)
+			}
 			// Another origin gets nothing.
-			req, _ := http.NewRequest("POST", base+"/api/conversations", strings.NewReader(`{"agent":0}`))
+			req, _ = http.NewRequest("POST", base+"/api/conversations", strings.NewReader(`{"agent":0}`))
 			req.Header.Set("X-Onion-Token", token)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Origin", "http://evil.example")

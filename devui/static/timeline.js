@@ -112,11 +112,21 @@ function jsonToggle(it, opts) {
   const open = opts.open.has(id);
   const req = h('pre', { class: 'json-request', tabindex: 0, 'aria-label': `The JSON of request ${it.step}` });
   const rep = h('pre', { class: 'json-reply', tabindex: 0, 'aria-label': `The JSON of reply ${it.step}` });
+  const wireReq = h('pre', { class: 'wire-request', tabindex: 0, 'aria-label': `The body of request ${it.step} on the wire` });
+  const wireRep = h('pre', { class: 'wire-reply', tabindex: 0, 'aria-label': `The body of reply ${it.step} on the wire` });
+  const wire = h('div', { hidden: true },
+    h('p', { class: 'label', text: 'Request, on the wire' }), wireReq, h('p', { class: 'label', text: 'Reply, on the wire' }), wireRep);
   const box = h('div', { class: 'json', id, hidden: !open },
-    h('p', { class: 'label', text: 'Request' }), req, h('p', { class: 'label', text: 'Reply' }), rep);
+    h('p', { class: 'label', text: 'Request, as onion sent it to the model' }), req,
+    h('p', { class: 'label', text: 'Reply, as the model gave it back' }), rep, wire);
   const fill = (j) => {
     req.textContent = j.request === null ? '(none)' : pretty(j.request);
     rep.textContent = j.reply === null ? '(none yet)' : pretty(j.reply);
+    wire.hidden = !j.wire_request;
+    if (j.wire_request) {
+      wireReq.textContent = pretty(j.wire_request);
+      wireRep.textContent = j.wire_reply ? pretty(j.wire_reply) : '(none yet)';
+    }
   };
   const load = () => {
     const cached = opts.cache.get(id);
