@@ -78,8 +78,8 @@ type modelStep struct {
 
 	request, reply         []byte // the JSON, scrubbed; nil once dropped
 	wireRequest, wireReply []byte // the bodies on the wire, scrubbed (Transport)
-	scrub          streamScrub
-	ended          bool
+	scrub                  streamScrub
+	ended                  bool
 }
 
 // toolItem is one tool call.
