@@ -29,6 +29,7 @@ type UI struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the runs and direct calls in flight
 	calls  chan struct{}  // a slot per direct call in flight
+	heavy  chan struct{}  // a slot per large upload being read (a conversation, a recording)
 
 	mu        sync.Mutex // guards everything below, and every run and conversation
 	closed    bool
@@ -152,6 +153,9 @@ const (
 	defaultPages         = 8
 	// maxDirectCalls bounds the tool calls of the form in flight.
 	maxDirectCalls = 4
+	// maxUploads bounds the conversations and recordings read at once:
+	// each may take tens of megabytes while it is decoded.
+	maxUploads = 2
 )
 
 // New returns the dev UI of agents. Each agent runs with the page as its
@@ -175,7 +179,7 @@ func New(agents []*onion.Agent, opts ...Option) (*UI, error) {
 		return nil, fmt.Errorf("devui: make the page's token: %w", err)
 	}
 	u := &UI{set: set, token: hex.EncodeToString(random[:]), byModel: map[string]*modelUsage{},
-		calls: make(chan struct{}, maxDirectCalls)}
+		calls: make(chan struct{}, maxDirectCalls), heavy: make(chan struct{}, maxUploads)}
 	u.scrub = newScrubber(append(envSecrets(), set.secrets...))
 	for i, a := range agents {
 		if a == nil {

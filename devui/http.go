@@ -59,7 +59,7 @@ func (u *UI) routes() *http.ServeMux {
 			reply(w, nil, u.answer(r.PathValue("id"), in.Approve))
 		}
 	}))
-	m.HandleFunc("POST /api/conversations", u.guard(false, func(w http.ResponseWriter, r *http.Request) {
+	m.HandleFunc("POST /api/conversations", u.guard(false, u.upload(func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
 			Agent   int             `json:"agent"`
 			Title   string          `json:"title"`
@@ -69,7 +69,7 @@ func (u *UI) routes() *http.ServeMux {
 			cv, err := u.newConv(in.Agent, in.Title, in.History)
 			reply(w, cv, err)
 		}
-	}))
+	})))
 	m.HandleFunc("GET /api/conversations/{id}/history", u.guard(false, func(w http.ResponseWriter, r *http.Request) {
 		b, err := u.history(r.PathValue("id"))
 		if err != nil {
@@ -108,7 +108,7 @@ func (u *UI) routes() *http.ServeMux {
 			reply(w, res, err)
 		}
 	}))
-	m.HandleFunc("POST /api/replays", u.guard(false, func(w http.ResponseWriter, r *http.Request) {
+	m.HandleFunc("POST /api/replays", u.guard(false, u.upload(func(w http.ResponseWriter, r *http.Request) {
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRecording))
 		if err != nil {
 			reply(w, nil, withStatus(http.StatusRequestEntityTooLarge, errRecordingTooBig))
@@ -116,7 +116,7 @@ func (u *UI) routes() *http.ServeMux {
 		}
 		rp, err := u.parseReplay(r.URL.Query().Get("name"), data)
 		reply(w, rp, err)
-	}))
+	})))
 	return m
 }
 
@@ -136,6 +136,20 @@ func (u *UI) guard(inQuery bool, h http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		h(w, r)
+	}
+}
+
+// upload serves h only while fewer than maxUploads large bodies are
+// being read, and refuses the call otherwise.
+func (u *UI) upload(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case u.heavy <- struct{}{}:
+			defer func() { <-u.heavy }()
+			h(w, r)
+		default:
+			reply(w, nil, withStatus(http.StatusTooManyRequests, fmt.Errorf("devui: %d uploads are being read, the most at once: try again when one is done", maxUploads)))
+		}
 	}
 }
 

@@ -157,8 +157,8 @@ func (r *run) addItem(it any) (index int, ok bool) {
 // is held.
 func (u *UI) text(r *run, piece string) {
 	st := r.top
-	if st == nil || st.ended {
-		return // the reply is over: its whole text went with it
+	if st == nil || st.ended || len(st.Text) >= maxReplyText {
+		return // the reply is over (its whole text went with it), or past its bound
 	}
 	out := st.scrub.add(piece, false)
 	if out == "" || len(st.Text)+len(out) > maxReplyText || !u.room(r, len(out)) {
