@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
@@ -51,7 +49,7 @@ func TestApproval(t *testing.T) {
 	if paid.Load() != 0 {
 		t.Fatal("the call ran before it was approved")
 	}
-	p.do(chromedp.Click(chromedp.CSS("#approval-list li button.approve")))
+	p.click("#approval-list li button.approve")
 	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
 	p.wait(`document.querySelector('#timeline .tool')?.dataset.outcome === 'succeeded' && document.querySelector('#timeline .tool').dataset.approval === 'approved'`)
 	if paid.Load() != 1 || !p.ui.approvalsEmpty() {
@@ -66,7 +64,7 @@ func TestApproval(t *testing.T) {
 	if got := p.textOf("#approval-list li .args"); got != `{"to":"Eve","amount":9000}` {
 		t.Errorf("the arguments asked about: %q", got)
 	}
-	p.do(chromedp.Click(chromedp.CSS("#approval-list li button.deny")))
+	p.click("#approval-list li button.deny")
 	p.wait(`[...document.querySelectorAll('.turn.assistant')].length === 2 && document.querySelectorAll('.turn.assistant')[1].dataset.status === 'done'`)
 	p.wait(`document.querySelector('#timeline .tool')?.dataset.outcome === 'denied'`)
 	if paid.Load() != 1 {

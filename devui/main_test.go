@@ -155,7 +155,7 @@ func openPage(t testing.TB, agents []*onion.Agent, opts ...Option) *page {
 		t.Fatal(err)
 	}
 	p.do(chromedp.Navigate(srv.URL))
-	p.wait(`document.getElementById('connection').dataset.state === 'open'`)
+	p.wait(`document.getElementById('connection').dataset.state === 'open' && window.onionDev.snapshots > 0`)
 	return p
 }
 
@@ -166,6 +166,25 @@ func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		p.t.Fatalf("%v\n%s", err, p.text())
+	}
+}
+
+// click clicks the element selector finds, as a mouse does. The page
+// redraws what changed, so an element found may be replaced before the
+// click lands: then it is found and clicked again.
+func (p *page) click(selector string) {
+	p.t.Helper()
+	var err error
+	for range 5 {
+		ctx, cancel := context.WithTimeout(p.tab, 20*time.Second)
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector)))
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "node") {
+			break
+		}
+	}
+	if err != nil {
+		p.t.Fatalf("click %s: %v\n%s", selector, err, p.text())
 	}
 }
 

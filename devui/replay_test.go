@@ -81,7 +81,7 @@ func TestReplay(t *testing.T) {
 		t.Errorf("at the end: %q", got)
 	}
 	// The JSON of the reply, as recorded.
-	p.do(chromedp.Click(chromedp.CSS(`#replay-view .model[data-step="2"] .show-json`)))
+	p.click(`#replay-view .model[data-step="2"] .show-json`)
 	p.wait(`document.querySelector('#replay-view .model[data-step="2"] .json-reply')?.textContent.includes('chat.completion.chunk')`)
 	p.do(chromedp.Click(chromedp.CSS("#replay-back")))
 	p.wait(`document.querySelector('#replay-view .replay-answer') === null && document.querySelector('#replay-view .tool').dataset.outcome === ''`)

@@ -50,7 +50,7 @@ func TestScreenshot(t *testing.T) {
 	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
 	p.send("Pay for three nights in Rome")
 	p.wait(`document.querySelector('#approval-list li') !== null`)
-	p.do(chromedp.Click(chromedp.CSS(`.turn.assistant[data-run] button`))) // the first run's timeline
+	p.click(`.turn.assistant[data-run] button`) // the first run's timeline
 	p.wait(`document.querySelectorAll('#timeline .tool').length === 4`)
 	shot, err := chromedp.Run(p.tab, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -67,6 +67,6 @@ func TestScreenshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.do(chromedp.Click(chromedp.CSS("#approval-list li button.deny")))
+	p.click("#approval-list li button.deny")
 	p.wait(`[...document.querySelectorAll('.turn.assistant')].every(e => e.dataset.status === 'done')`)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/onionkit/onion"
@@ -69,7 +68,7 @@ func TestKeysNeverShown(t *testing.T) {
 	p := openPage(t, []*onion.Agent{agent})
 	p.send("What is my key?")
 	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
-	p.do(chromedp.Click(chromedp.CSS(`#timeline .model[data-step="2"] .show-json`)))
+	p.click(`#timeline .model[data-step="2"] .show-json`)
 	p.wait(`document.querySelector('#timeline .model[data-step="2"] .json-reply')?.textContent.includes('again')`)
 	html := eval[string](p, `document.documentElement.outerHTML`)
 	for _, part := range []string{testKey, testKey[10 : 10+redact.Run]} {
@@ -99,7 +98,7 @@ func TestWire(t *testing.T) {
 	p := openPage(t, []*onion.Agent{agent})
 	p.send("Hi")
 	p.wait(`document.querySelector('.turn.assistant')?.dataset.status === 'done'`)
-	p.do(chromedp.Click(chromedp.CSS(`#timeline .model[data-step="1"] .show-json`)))
+	p.click(`#timeline .model[data-step="1"] .show-json`)
 	p.wait(`document.querySelector('#timeline .wire-reply')?.textContent.includes('chat.completion.chunk')`)
 	if got := p.textOf("#timeline .wire-request"); !strings.Contains(got, `"stream": true`) || !strings.Contains(got, `"content": "Hi"`) {
 		t.Errorf("the request on the wire: %q", got)

@@ -13,6 +13,7 @@ const S = {
   run: null, // the run whose timeline is shown
   agent: 0, // the agent chosen for new conversations and the tools tab
   toolsFor: -1, // the agent whose tools are drawn
+  agentsJSON: '', // the agents as the last snapshot had them
 };
 const openJSON = new Set();
 const jsonCache = new Map();
@@ -82,8 +83,12 @@ function runOf(r) {
 function apply(ev) {
   const d = ev.data;
   switch (ev.type) {
-    case 'snapshot':
+    case 'snapshot': {
       window.onionDev.snapshots++;
+      // The agents never change: their forms are drawn again only if
+      // they did.
+      const agents = JSON.stringify(d.agents);
+      if (agents !== S.agentsJSON) { S.agentsJSON = agents; S.toolsFor = -1; }
       S.agents = d.agents;
       S.priced = d.priced;
       S.convs = new Map(d.convs.map((c) => [c.id, c]));
@@ -95,6 +100,7 @@ function apply(ev) {
       if (!S.runs.has(S.run)) S.run = null;
       mark('agents', 'convs', 'chat', 'timeline', 'approvals', 'cost');
       break;
+    }
     case 'conv':
       // Only a conversation's first event carries its earlier turns.
       S.convs.set(d.id, Object.assign(S.convs.get(d.id) || {}, d));
@@ -173,7 +179,6 @@ function drawAgents() {
   rebuild(sel, () => S.agents.map((a, i) => h('option', { value: String(i), text: `${a.name} (${a.tools.length} tools)` })));
   if (S.agent >= S.agents.length) S.agent = 0;
   sel.value = String(S.agent);
-  S.toolsFor = -1;
 }
 
 function drawConvs() {
