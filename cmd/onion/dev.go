@@ -35,7 +35,8 @@ func devCommand() *command {
 		summary: "serve a page to chat with the agent in a browser and watch its runs: model requests, tool calls, approvals, cost; call tools from forms, replay recordings",
 		flags: func(fs *flag.FlagSet) {
 			src.register(fs)
-			mf.register(fs)
+			mf.registerModel(fs)
+			fs.StringVar(&mf.approve, "approve", "", "allow these `tools` (comma-separated names) without asking the page")
 			fs.StringVar(&addr, "http", defaultDevAddr, "serve the page at http://`ADDR`/; only a loopback address unless -http-public")
 			fs.BoolVar(&public, "http-public", false, "let -http listen on an address other hosts can reach (such as :7700); whoever reaches it can run the agent, call the tools and answer their approvals")
 			fs.Var(&prices, "price", "the price of a model, as `MODEL=IN,OUT` or MODEL=IN,OUT,CACHED in dollars per million tokens (prompt, completion, cached prompt), for the cost tab (repeatable)")
@@ -44,9 +45,6 @@ func devCommand() *command {
 	c.run = func(ctx context.Context, fs *flag.FlagSet) int {
 		if fs.NArg() > 0 {
 			return fail(c.name, usageError{fmt.Errorf("unexpected arguments %q: the prompts come from the page", fs.Args())})
-		}
-		if mf.session != "" {
-			return fail(c.name, usageError{errors.New("-session: load the file on the page instead (\"Load a saved conversation\"), and save it there")})
 		}
 		if !public {
 			if err := checkLoopback(addr); err != nil {

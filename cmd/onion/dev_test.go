@@ -155,8 +155,8 @@ func TestDev(t *testing.T) {
 }
 
 // TestDevRefuses: an address other hosts reach without -http-public, a
-// price it cannot read, and -session (the page loads files itself) are
-// usage mistakes.
+// price it cannot read, an -approve naming no tool and -session (the page
+// loads and saves conversations itself) are usage mistakes.
 func TestDevRefuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -165,7 +165,7 @@ func TestDevRefuses(t *testing.T) {
 		{[]string{"-http", "0.0.0.0:0"}, "-http 0.0.0.0:0 is not a loopback address"},
 		{[]string{"-price", "gpt-4o=cheap"}, `-price "gpt-4o=cheap": want MODEL=IN,OUT`},
 		{[]string{"-price", "gpt-4o=1,x"}, `"x" is not a price`},
-		{[]string{"-session", "s.json"}, "-session: load the file on the page instead"},
+		{[]string{"-session", "s.json"}, "flag provided but not defined: -session"},
 		{[]string{"-approve", "nope"}, "-approve names no tool nope"},
 		{[]string{"prompt"}, "the prompts come from the page"},
 	} {
