@@ -108,3 +108,30 @@ func TestWire(t *testing.T) {
 	}
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 }
+
+// FuzzStreamScrub: however a text with the key in it is cut into pieces,
+// no run of the key as long as redact finds is ever shown.
+func FuzzStreamScrub(f *testing.F) {
+	f.Add("before ", " after", uint64(0x0102030405))
+	f.Add("", "", uint64(7))
+	f.Add("a\\u00", "%2", uint64(1<<40-1))
+	s := newScrubber([]string{testKey})
+	f.Fuzz(func(t *testing.T, before, after string, cuts uint64) {
+		text := before + testKey + after
+		st := streamScrub{s: s}
+		var shown strings.Builder
+		for i := 0; i < len(text); {
+			n := 1 + int(cuts%7)
+			cuts = cuts/7 + uint64(i)
+			shown.WriteString(st.add(text[i:min(i+n, len(text))], false))
+			i += n
+		}
+		shown.WriteString(st.add("", true))
+		out := shown.String()
+		for i := 0; i+redact.Run <= len(testKey); i++ {
+			if strings.Contains(out, testKey[i:i+redact.Run]) {
+				t.Fatalf("shown %q holds %q of the key", out, testKey[i:i+redact.Run])
+			}
+		}
+	})
+}
