@@ -12,6 +12,7 @@
 //	onion run   [sources] [model] PROMPT     run the agent; the answer streams to stdout
 //	onion chat  [sources] [model]            the same in a loop: /tools /history /reset /save FILE
 //	onion serve [sources] [-http ADDR]       serve the tools over MCP (stdio, or HTTP at /mcp)
+//	onion dev   [sources] [model]            a page in the browser: chat, timeline, approvals, tools, replay
 //
 // Every command takes -h. Flags go before the arguments, as Go's flag
 // package reads them: it stops at the first argument that is not a flag.
@@ -67,6 +68,18 @@
 // address (127.0.0.1:8080, [::1]:8080, localhost:8080): an address other
 // hosts can reach, such as :8080 or 0.0.0.0:8080, is refused (exit 2)
 // unless -http-public says that is meant.
+//
+// dev serves a page at http://localhost:7700/ (-http ADDR, a loopback
+// address unless -http-public, as for serve) to chat with the agent in a
+// browser: several conversations, each saved and loaded as the file
+// -session reads; each run's model requests (tokens, latency, stop
+// reason, the JSON sent and received) and tool calls (arguments,
+// approval, outcome, the output the model read) as they happen; Approve
+// and Deny for a call that needs approval, which waits for the click
+// (-approve names tools allowed ahead); a form for each tool, which calls
+// it as call does; the tokens by run and by model, priced with -price
+// MODEL=IN,OUT (dollars per million tokens); and an oniontest recording
+// stepped through. Ctrl-C stops it. See package devui.
 //
 // Exit status:
 //

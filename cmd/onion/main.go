@@ -38,7 +38,7 @@ type command struct {
 }
 
 // commands are the subcommands, in the order the help lists them.
-var commands = []*command{toolsCommand(), callCommand(), runCommand(), chatCommand(), serveCommand()}
+var commands = []*command{toolsCommand(), callCommand(), runCommand(), chatCommand(), serveCommand(), devCommand()}
 
 const overview = `onion runs onion agents and their tools from the terminal.
 

@@ -23,13 +23,18 @@ type modelFlags struct {
 }
 
 func (m *modelFlags) register(fs *flag.FlagSet) {
+	m.registerModel(fs)
+	fs.StringVar(&m.session, "session", "", "load the conversation from `FILE` if it exists, and save it there after each turn")
+	fs.StringVar(&m.approve, "approve", "", "allow these `tools` (comma-separated names) without asking; when stdin is not a terminal every other call that needs approval is denied")
+}
+
+// registerModel registers the flags that choose the model and its limits.
+func (m *modelFlags) registerModel(fs *flag.FlagSet) {
 	fs.StringVar(&m.model, "model", "", "the model `name` (default $ONION_MODEL, else gpt-4o-mini): anthropic/NAME or gemini/NAME for those providers (keys from $ANTHROPIC_API_KEY, $GEMINI_API_KEY), openai/NAME or a bare name for OpenAI's wires")
 	fs.StringVar(&m.baseURL, "base-url", "", "the OpenAI-compatible endpoint, `URL` including /v1 (default $OPENAI_BASE_URL, else OpenAI's)")
 	fs.BoolVar(&m.responses, "responses", false, "speak the Responses API (/v1/responses) instead of Chat Completions")
 	fs.IntVar(&m.maxIterations, "max-iterations", 10, "cap the rounds of tool calls at `N`")
 	fs.StringVar(&m.system, "system", "", "the system prompt `TEXT`")
-	fs.StringVar(&m.session, "session", "", "load the conversation from `FILE` if it exists, and save it there after each turn")
-	fs.StringVar(&m.approve, "approve", "", "allow these `tools` (comma-separated names) without asking; when stdin is not a terminal every other call that needs approval is denied")
 }
 
 // options returns the agent options the flags and the environment give,
