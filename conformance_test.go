@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -22,33 +23,43 @@ import (
 // exchanges) is in each provider package's own tests.
 
 // aProvider is one provider as the suite drives it: the options that make
-// an agent speak its wire to s.
+// an agent speak its wire to s, and what differs in how a wire shows two
+// of the cases.
 type aProvider struct {
 	name    string
 	options func(t *testing.T, s *oniontest.Server) []any
+	// reasoning makes step reply with reasoning the provider asks to get
+	// back with the turn; nil when oniontest makes none on the wire.
+	reasoning func(step oniontest.Step) oniontest.Step
+	// cached makes step report cached prompt tokens, when oniontest can
+	// on the wire (Gemini's implicit cache needs no step: it counts the
+	// prefix a request shares with an earlier one).
+	cached func(step oniontest.Step) oniontest.Step
 }
 
 var suiteProviders = []aProvider{
 	{"openai-chat", func(t *testing.T, s *oniontest.Server) []any {
 		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key")}
-	}},
+	}, nil, nil},
 	{"openai-responses", func(t *testing.T, s *oniontest.Server) []any {
 		return []any{onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.ResponsesAPI()}
-	}},
+	}, nil, nil},
 	{"anthropic", func(t *testing.T, s *oniontest.Server) []any {
 		m, err := anthropic.New("claude-sonnet-4-5", anthropic.BaseURL(s.AnthropicURL()), anthropic.APIKey("test-key"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return []any{onion.WithModel(m)}
-	}},
+	}, func(step oniontest.Step) oniontest.Step { return step.WithThinking("Oslo first, then answer.") },
+		func(step oniontest.Step) oniontest.Step { return step.WithCache(1500, 200) }},
 	{"gemini", func(t *testing.T, s *oniontest.Server) []any {
 		m, err := gemini.New("gemini-2.5-flash", gemini.BaseURL(s.GeminiURL()), gemini.APIKey("test-key"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return []any{onion.WithModel(m)}
-	}},
+	}, func(step oniontest.Step) oniontest.Step { return step }, // oniontest signs Gemini's calls itself
+		func(step oniontest.Step) oniontest.Step { return step }},
 }
 
 // suiteAgent is an agent of items on provider p, talking to s.
@@ -221,6 +232,52 @@ var conformanceCases = []struct {
 		res, err := suiteAgent(t, p, s, CityRain).Run(context.Background(), "Oslo?")
 		if err != nil || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.Skipped || res.Output != "Ask again, please." {
 			t.Fatalf("res %+v, err %v: want the cut call skipped, never run", res, err)
+		}
+	}},
+	{"ReasoningCarriedByteForByte", func(t *testing.T, p aProvider) {
+		if p.reasoning == nil {
+			t.Skipf("%s: Chat Completions sends no reasoning back; the Responses API's encrypted reasoning items, which oniontest does not make, are replayed from recordings in package openai's items tests", p.name)
+		}
+		s := oniontest.NewServer(t, p.reasoning(oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`))), oniontest.Text("Rain."))
+		conv := suiteAgent(t, p, s, CityRain, onion.KeepToolHistory()).NewConversation()
+		if _, err := conv.Run(context.Background(), "Oslo?"); err != nil {
+			t.Fatal(err)
+		}
+		var items []json.RawMessage
+		for _, m := range conv.History() {
+			if m.Role == onion.RoleAssistant && len(m.Items) > 0 {
+				if err := json.Unmarshal(m.Items, &items); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		if len(items) == 0 {
+			t.Fatal("the reply's reasoning was not kept in its Items")
+		}
+		second := s.Requests()[1].Raw
+		for _, it := range items {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, it); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(second, compact.Bytes()) {
+				t.Errorf("the next request does not carry %s as it came", compact.Bytes())
+			}
+		}
+	}},
+	{"UsageWithCachedTokens", func(t *testing.T, p aProvider) {
+		if p.cached == nil {
+			t.Skipf("oniontest reports no cached tokens on %s: its recorded exchanges show them (openai's TestCachedTokensReported)", p.name)
+		}
+		s := oniontest.NewServer(t, p.cached(oniontest.ToolCalls(oniontest.Call("city_report", `{"city":"Oslo"}`))), p.cached(oniontest.Text("Rain.")))
+		long := strings.Repeat("Answer from the reports alone. ", 300) // a prefix worth caching
+		res, err := suiteAgent(t, p, s, CityReport, onion.SystemPrompt(long)).Run(context.Background(), "Oslo?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Usage.CachedTokens == 0 || res.Usage.CachedTokens > res.Usage.PromptTokens {
+			t.Errorf("usage %+v: want cached tokens among the prompt tokens", res.Usage)
 		}
 	}},
 	{"RetriedOverload", func(t *testing.T, p aProvider) {
