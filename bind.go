@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/invopop/jsonschema"
 
@@ -475,7 +476,7 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 			f = frames.Get().(*callFrame)
 		}
 		arg := f.arg
-		if err := params.decodeArgs(ctx, t.name, args, arg.Elem()); err != nil {
+		if err := params.decodeInto(ctx, t.name, args, arg.UnsafePointer()); err != nil {
 			f.release(frames, needsPtr)
 			return nil, err
 		}
@@ -825,7 +826,7 @@ func NewTypedTool[In, Out any](fn func(context.Context, In) (Out, error), opts .
 	ins := sync.Pool{New: func() any { return new(In) }}
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		p := ins.Get().(*In)
-		err := params.decodeArgs(ctx, name, args, reflect.ValueOf(p).Elem())
+		err := params.decodeInto(ctx, name, args, unsafe.Pointer(p))
 		in := *p
 		*p = *new(In)
 		ins.Put(p)

@@ -51,12 +51,16 @@ var (
 
 // objectPlan decodes a JSON object into a struct.
 type objectPlan struct {
+	typ          reflect.Type
 	fields       []fieldPlan
 	byName       map[string]int
 	allowUnknown bool // the schema does not forbid other properties
 	// escapedNames is set when a field's name holds a backslash, so that
 	// a name as it is in the arguments may match it and yet mean another.
 	escapedNames bool
+	// flat reads the arguments of a flat object of scalars without
+	// jsontext (flatdecode.go); nil for other objects and nested ones.
+	flat *flatPlan
 }
 
 type fieldPlan struct {
@@ -150,11 +154,15 @@ type planner struct{ unchecked bool }
 func newPlan(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, bool, error) {
 	var pl planner
 	p, err := pl.object(t, s, cs)
-	return p, pl.unchecked, err
+	if err != nil {
+		return nil, false, err
+	}
+	p.flat = newFlatPlan(t, p, cs, jsonFields(t))
+	return p, pl.unchecked, nil
 }
 
 func (pl *planner) object(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, error) {
-	p := &objectPlan{byName: map[string]int{}}
+	p := &objectPlan{typ: t, byName: map[string]int{}}
 	pl.keywords(cs, "object", propertyKeywords)
 	switch ap := cs.AdditionalProperties.(type) {
 	case bool:

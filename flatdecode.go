@@ -1,0 +1,499 @@
+package onion
+
+import (
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Most tools take a flat object of scalars: strings, numbers, bools. For
+// them a flatPlan reads the arguments in one pass over their bytes,
+// checking each value (enum, bounds, lengths, pattern, format: the same
+// checks as the jsontext plan) and storing it at its field's offset, with
+// no tokenizer and no reflection. It accepts only what it is sure of:
+// anything else — an escape in a string, invalid UTF-8, a number that is
+// not a plain integer where one is wanted, a nested value, an unknown or
+// repeated name, a value that fails a check, a syntax error — makes it
+// give up, and the jsontext plan reads the arguments again from the start
+// and says what is wrong in its own words. So the flat plan decides
+// nothing on its own but the common case: arguments it accepts, the
+// jsontext plan accepts with the same values (FuzzFlatDecode holds it to
+// that), and every rejection and its text come from the jsontext plan.
+
+// flatPlan reads a flat object of scalars into a struct.
+type flatPlan struct {
+	fields   []flatField
+	required uint64 // the bits of the required fields
+	defaults uint64 // the bits of the fields with a default
+	size     uintptr
+}
+
+// flatField is one field of a flat object.
+type flatField struct {
+	name     string
+	offset   uintptr
+	kind     reflect.Kind
+	required bool
+	checks   *checks // nil when the schema asks nothing of the value
+	def      flatValue
+}
+
+// flatValue is a field's default, by its kind.
+type flatValue struct {
+	s string
+	i int64
+	u uint64
+	f float64
+	b bool
+}
+
+// newFlatPlan returns the flat plan of struct type t, whose jsontext plan
+// is p and compiled schema cs, or nil when t's arguments are not a flat
+// object of scalars whose checks the flat plan applies.
+func newFlatPlan(t reflect.Type, p *objectPlan, cs *santhosh.Schema, fields []jsonField) *flatPlan {
+	if len(p.fields) > 64 || p.allowUnknown || p.escapedNames {
+		return nil
+	}
+	fp := &flatPlan{size: t.Size()}
+	for i, f := range p.fields {
+		jf := fieldNamed(fields, f.name)
+		if jf == nil || !flatKind(jf.typ) || !plainName(f.name) {
+			return nil
+		}
+		offset, ok := fieldOffset(t, f.index)
+		if !ok {
+			return nil
+		}
+		prop := cs.Properties[f.name]
+		if inner, ok := nullable(prop); ok {
+			prop = inner
+		}
+		c, err := newChecks(prop)
+		if err != nil {
+			return nil
+		}
+		ff := flatField{name: f.name, offset: offset, kind: jf.typ.Kind(), required: f.required}
+		if c.enum != nil || c.bounds != nil || c.minLen >= 0 || c.maxLen >= 0 || c.pattern != nil || c.format != nil {
+			ff.checks = c
+		}
+		if f.required {
+			fp.required |= 1 << i
+		}
+		if f.def.IsValid() {
+			fp.defaults |= 1 << i
+			switch d := f.def; {
+			case d.Kind() == reflect.String:
+				ff.def.s = d.String()
+			case d.Kind() == reflect.Bool:
+				ff.def.b = d.Bool()
+			case d.CanInt():
+				ff.def.i = d.Int()
+			case d.CanUint():
+				ff.def.u = d.Uint()
+			case d.CanFloat():
+				ff.def.f = d.Float()
+			}
+		}
+		fp.fields = append(fp.fields, ff)
+	}
+	return fp
+}
+
+func fieldNamed(fields []jsonField, name string) *jsonField {
+	for i := range fields {
+		if fields[i].name == name {
+			return &fields[i]
+		}
+	}
+	return nil
+}
+
+// flatKind reports whether the jsontext plan decodes values of t as a
+// plain scalar of its kind: not a time.Duration, a json.Number, or a type
+// with a schema or an unmarshaling method of its own.
+func flatKind(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+	default:
+		return false
+	}
+	pt := reflect.PointerTo(t)
+	return t != durationType && t != numberType &&
+		!pt.Implements(customSchemaType) && !t.Implements(customSchemaType) &&
+		!pt.Implements(jsonUnmarshalerType) && !pt.Implements(textUnmarshalerType)
+}
+
+// plainName reports whether name is written in JSON as it is: valid
+// UTF-8, no quote, backslash or control character, so that the bytes of a
+// name in the arguments match it exactly when they hold no backslash.
+func plainName(name string) bool {
+	if !utf8.ValidString(name) {
+		return false
+	}
+	for i := range len(name) {
+		if c := name[i]; c < ' ' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldOffset is the offset of the field at index in t, when no pointer
+// lies on the way to it.
+func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
+	var off uintptr
+	for _, i := range index {
+		if t.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f := t.Field(i)
+		off += f.Offset
+		t = f.Type
+	}
+	return off, true
+}
+
+// decode reads args into the struct at base, which must be zero, and
+// reports whether it could; when it could not, the struct may hold some
+// of the fields and must be cleared before anything else reads args into
+// it.
+func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
+	i := skipSpace(args, 0)
+	if i == len(args) || args[i] != '{' {
+		return false
+	}
+	i = skipSpace(args, i+1)
+	var seen uint64
+	if i < len(args) && args[i] == '}' {
+		i++
+	} else {
+		for {
+			// A name: its bytes as they are, as no field's name needs
+			// an escape.
+			if i == len(args) || args[i] != '"' {
+				return false
+			}
+			start := i + 1
+			i = start
+			for i < len(args) && args[i] != '"' && args[i] != '\\' {
+				i++
+			}
+			if i == len(args) || args[i] != '"' {
+				return false
+			}
+			k := p.lookup(args[start:i])
+			if k < 0 || seen&(1<<k) != 0 {
+				return false
+			}
+			seen |= 1 << k
+			i = skipSpace(args, i+1)
+			if i == len(args) || args[i] != ':' {
+				return false
+			}
+			if i = skipSpace(args, i+1); i == len(args) {
+				return false
+			}
+			f := &p.fields[k]
+			var ok bool
+			if i, ok = f.decode(args, i, unsafe.Add(base, f.offset)); !ok {
+				return false
+			}
+			i = skipSpace(args, i)
+			if i == len(args) {
+				return false
+			}
+			if args[i] == '}' {
+				i++
+				break
+			}
+			if args[i] != ',' {
+				return false
+			}
+			i = skipSpace(args, i+1)
+		}
+	}
+	if skipSpace(args, i) != len(args) {
+		return false
+	}
+	if p.required&^seen != 0 {
+		return false
+	}
+	if missing := p.defaults &^ seen; missing != 0 {
+		for k := range p.fields {
+			if missing&(1<<k) != 0 {
+				p.fields[k].store(base, p.fields[k].def)
+			}
+		}
+	}
+	return true
+}
+
+func (p *flatPlan) lookup(name string) int {
+	for k := range p.fields {
+		if p.fields[k].name == name {
+			return k
+		}
+	}
+	return -1
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// decode reads the value at args[i:] into the field at ptr and returns
+// where the value ends.
+func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
+	if args[i] == 'n' && !f.required {
+		// Optional fields take null as absent.
+		if len(args)-i < 4 || args[i:i+4] != "null" {
+			return i, false
+		}
+		if f.def != (flatValue{}) {
+			f.storeAt(ptr, f.def)
+		}
+		return i + 4, true
+	}
+	switch f.kind {
+	case reflect.String:
+		s, end, ok := scanString(args, i)
+		if !ok || f.checks != nil && f.checks.checkString(s) != nil {
+			return i, false
+		}
+		*(*string)(ptr) = s
+		return end, true
+	case reflect.Bool:
+		switch {
+		case len(args)-i >= 4 && args[i:i+4] == "true":
+			*(*bool)(ptr) = true
+			return i + 4, true
+		case len(args)-i >= 5 && args[i:i+5] == "false":
+			return i + 5, true
+		}
+		return i, false
+	}
+	end, integer, ok := scanNumber(args, i)
+	if !ok || end-i > maxNumberLen {
+		return i, false
+	}
+	lit := args[i:end]
+	switch f.kind {
+	case reflect.Float32, reflect.Float64:
+		v, err := strconv.ParseFloat(lit, 64)
+		if err != nil || f.kind == reflect.Float32 && overflowFloat32(v) ||
+			f.checks != nil && f.checks.checkNumber(lit) != nil {
+			return i, false
+		}
+		f.storeAt(ptr, flatValue{f: v})
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := smallUint(lit, integer)
+		if !ok {
+			var err error
+			if n, err = parseUint(lit); err != nil {
+				return i, false
+			}
+		}
+		if bits := kindBits(f.kind); bits < 64 && n>>bits != 0 {
+			return i, false
+		}
+		if f.checks != nil && f.checks.checkNumber(lit) != nil {
+			return i, false
+		}
+		f.storeAt(ptr, flatValue{u: n})
+	default: // the signed integers
+		n, ok := smallInt(lit, integer)
+		if !ok {
+			var err error
+			if n, err = parseInt(lit); err != nil {
+				return i, false
+			}
+		}
+		if bits := kindBits(f.kind); bits < 64 && (n < -1<<(bits-1) || n >= 1<<(bits-1)) {
+			return i, false
+		}
+		if f.checks != nil && f.checks.checkInt(n, lit) != nil {
+			return i, false
+		}
+		f.storeAt(ptr, flatValue{i: n})
+	}
+	return end, true
+}
+
+// store writes v into the field f of the struct at base.
+func (f *flatField) store(base unsafe.Pointer, v flatValue) { f.storeAt(unsafe.Add(base, f.offset), v) }
+
+// storeAt writes v, as the field's kind takes it, at ptr.
+func (f *flatField) storeAt(ptr unsafe.Pointer, v flatValue) {
+	switch f.kind {
+	case reflect.String:
+		*(*string)(ptr) = v.s
+	case reflect.Bool:
+		*(*bool)(ptr) = v.b
+	case reflect.Int8:
+		*(*int8)(ptr) = int8(v.i)
+	case reflect.Int16:
+		*(*int16)(ptr) = int16(v.i)
+	case reflect.Int32:
+		*(*int32)(ptr) = int32(v.i)
+	case reflect.Int:
+		*(*int)(ptr) = int(v.i)
+	case reflect.Int64:
+		*(*int64)(ptr) = v.i
+	case reflect.Uint8:
+		*(*uint8)(ptr) = uint8(v.u)
+	case reflect.Uint16:
+		*(*uint16)(ptr) = uint16(v.u)
+	case reflect.Uint32:
+		*(*uint32)(ptr) = uint32(v.u)
+	case reflect.Uint:
+		*(*uint)(ptr) = uint(v.u)
+	case reflect.Uint64:
+		*(*uint64)(ptr) = v.u
+	case reflect.Float32:
+		*(*float32)(ptr) = float32(v.f)
+	case reflect.Float64:
+		*(*float64)(ptr) = v.f
+	}
+}
+
+// kindBits is the size in bits of an integer kind.
+func kindBits(k reflect.Kind) uint {
+	switch k {
+	case reflect.Int8, reflect.Uint8:
+		return 8
+	case reflect.Int16, reflect.Uint16:
+		return 16
+	case reflect.Int32, reflect.Uint32:
+		return 32
+	case reflect.Int, reflect.Uint:
+		return strconv.IntSize
+	}
+	return 64
+}
+
+// overflowFloat32 is reflect's Value.OverflowFloat for a float32.
+func overflowFloat32(x float64) bool {
+	if x < 0 {
+		x = -x
+	}
+	return 3.40282346638528859811704183484516925440e+38 < x && x <= 1.79769313486231570814527423731704356798070e+308
+}
+
+// scanString reads the JSON string at s[i:] when it holds no escape, no
+// control character and only valid UTF-8: its text is then its bytes, and
+// one pass both finds its end and checks its encoding.
+func scanString(s string, i int) (text string, end int, ok bool) {
+	if s[i] != '"' {
+		return "", i, false
+	}
+	start := i + 1
+	for i = start; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == '"' {
+				return s[start:i], i + 1, true
+			}
+			if c == '\\' || c < ' ' {
+				return "", i, false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return "", i, false
+		}
+		i += size
+	}
+	return "", i, false
+}
+
+// scanNumber finds the end of the JSON number at s[i:]; integer says it
+// has neither a fraction nor an exponent.
+func scanNumber(s string, i int) (end int, integer, ok bool) {
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i == len(s):
+		return i, false, false
+	case s[i] == '0':
+		i++
+	case '1' <= s[i] && s[i] <= '9':
+		i = skipDigits(s, i+1)
+	default:
+		return i, false, false
+	}
+	integer = true
+	if i < len(s) && s[i] == '.' {
+		integer = false
+		j := skipDigits(s, i+1)
+		if j == i+1 {
+			return j, false, false
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		integer = false
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := skipDigits(s, i)
+		if j == i {
+			return j, false, false
+		}
+		i = j
+	}
+	return i, integer, true
+}
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// smallInt reads an integer literal of at most 18 digits, which cannot
+// overflow an int64.
+func smallInt(lit string, integer bool) (int64, bool) {
+	neg := lit[0] == '-'
+	digits := lit
+	if neg {
+		digits = lit[1:]
+	}
+	if !integer || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for i := range len(digits) {
+		n = n*10 + int64(digits[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// smallUint reads a non-negative integer literal of at most 19 digits,
+// which cannot overflow a uint64.
+func smallUint(lit string, integer bool) (uint64, bool) {
+	if !integer || lit[0] == '-' || len(lit) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for i := range len(lit) {
+		n = n*10 + uint64(lit[i]-'0')
+	}
+	return n, true
+}
