@@ -1,6 +1,7 @@
 package onion
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -38,7 +39,70 @@ type flatField struct {
 	kind     reflect.Kind
 	required bool
 	checks   *checks // nil when the schema asks nothing of the value
-	def      flatValue
+	// rng holds a number's bounds when they are its only checks and
+	// exact float64s: most values are decided by comparing floats.
+	rng *numRange
+	def flatValue
+}
+
+// numRange is a number's bounds, as float64s.
+type numRange struct {
+	min, max         float64 // ±Inf when absent
+	minExcl, maxExcl bool
+}
+
+// rangeOf returns the range of bounds, when each is an exact float64 and
+// each side has at most one.
+func rangeOf(bounds []bound) (*numRange, bool) {
+	r := &numRange{min: math.Inf(-1), max: math.Inf(1)}
+	var hasMin, hasMax bool
+	for _, b := range bounds {
+		if !b.exact {
+			return nil, false
+		}
+		switch b.op {
+		case ">=", ">":
+			if hasMin {
+				return nil, false
+			}
+			hasMin, r.min, r.minExcl = true, b.f, b.op == ">"
+		case "<=", "<":
+			if hasMax {
+				return nil, false
+			}
+			hasMax, r.max, r.maxExcl = true, b.f, b.op == "<"
+		default:
+			return nil, false
+		}
+	}
+	return r, true
+}
+
+// check compares v, a number rounded to the nearest float64 (exact says
+// it was not rounded), with the range: a value that compares strictly
+// with a bound compares the same way before rounding, as rounding keeps
+// order; one equal to a bound after rounding is left undecided.
+func (r *numRange) check(v float64, exact bool) (ok, decided bool) {
+	switch {
+	case v < r.min || v > r.max:
+		return false, true
+	case v > r.min && v < r.max:
+		return true, true
+	case !exact:
+		return false, false
+	}
+	return !(v == r.min && r.minExcl || v == r.max && r.maxExcl), true
+}
+
+// checkNumber applies f's checks to the number lit, whose value is v,
+// exactly when exact.
+func (f *flatField) checkNumber(lit string, v float64, exact bool) bool {
+	if f.rng != nil {
+		if ok, decided := f.rng.check(v, exact); decided {
+			return ok
+		}
+	}
+	return f.checks == nil || f.checks.checkNumber(lit) == nil
 }
 
 // flatValue is a field's default, by its kind.
@@ -78,6 +142,9 @@ func newFlatPlan(t reflect.Type, p *objectPlan, cs *santhosh.Schema, fields []js
 		ff := flatField{name: f.name, offset: offset, kind: jf.typ.Kind(), required: f.required}
 		if c.enum != nil || c.bounds != nil || c.minLen >= 0 || c.maxLen >= 0 || c.pattern != nil || c.format != nil {
 			ff.checks = c
+		}
+		if c.enum == nil && c.bounds != nil {
+			ff.rng, _ = rangeOf(c.bounds)
 		}
 		if f.required {
 			fp.required |= 1 << i
@@ -170,6 +237,7 @@ func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
 	}
 	i = skipSpace(args, i+1)
 	var seen uint64
+	next := 0 // the field models usually send next: the one after the last
 	if i < len(args) && args[i] == '}' {
 		i++
 	} else {
@@ -181,16 +249,17 @@ func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
 			}
 			start := i + 1
 			i = start
-			for i < len(args) && args[i] != '"' && args[i] != '\\' {
+			for i < len(args) && plainByte[args[i]] {
 				i++
 			}
 			if i == len(args) || args[i] != '"' {
 				return false
 			}
-			k := p.lookup(args[start:i])
+			k := p.lookup(args[start:i], next)
 			if k < 0 || seen&(1<<k) != 0 {
 				return false
 			}
+			next = k + 1
 			seen |= 1 << k
 			i = skipSpace(args, i+1)
 			if i == len(args) || args[i] != ':' {
@@ -234,7 +303,12 @@ func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
 	return true
 }
 
-func (p *flatPlan) lookup(name string) int {
+// lookup returns the index of the field called name, trying the field
+// at next first, or -1.
+func (p *flatPlan) lookup(name string, next int) int {
+	if next < len(p.fields) && p.fields[next].name == name {
+		return next
+	}
 	for k := range p.fields {
 		if p.fields[k].name == name {
 			return k
@@ -243,8 +317,10 @@ func (p *flatPlan) lookup(name string) int {
 	return -1
 }
 
+// skipSpace skips JSON whitespace; a byte above ' ', the usual case, is
+// one comparison.
 func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
 		i++
 	}
 	return i
@@ -289,8 +365,7 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 	switch f.kind {
 	case reflect.Float32, reflect.Float64:
 		v, err := strconv.ParseFloat(lit, 64)
-		if err != nil || f.kind == reflect.Float32 && overflowFloat32(v) ||
-			f.checks != nil && f.checks.checkNumber(lit) != nil {
+		if err != nil || f.kind == reflect.Float32 && overflowFloat32(v) || !f.checkNumber(lit, v, false) {
 			return i, false
 		}
 		f.storeAt(ptr, flatValue{f: v})
@@ -305,7 +380,7 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 		if bits := kindBits(f.kind); bits < 64 && n>>bits != 0 {
 			return i, false
 		}
-		if f.checks != nil && f.checks.checkNumber(lit) != nil {
+		if f.checks != nil && !f.checkNumber(lit, float64(n), n < 1<<53) {
 			return i, false
 		}
 		f.storeAt(ptr, flatValue{u: n})
@@ -320,7 +395,7 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 		if bits := kindBits(f.kind); bits < 64 && (n < -1<<(bits-1) || n >= 1<<(bits-1)) {
 			return i, false
 		}
-		if f.checks != nil && f.checks.checkInt(n, lit) != nil {
+		if f.checks != nil && !f.checkNumber(lit, float64(n), n > -1<<53 && n < 1<<53) {
 			return i, false
 		}
 		f.storeAt(ptr, flatValue{i: n})
@@ -397,16 +472,18 @@ func scanString(s string, i int) (text string, end int, ok bool) {
 	}
 	start := i + 1
 	for i = start; i < len(s); {
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c == '"' {
 				return s[start:i], i + 1, true
 			}
-			if c == '\\' || c < ' ' {
-				return "", i, false
-			}
-			i++
-			continue
+			return "", i, false // a backslash or a control character
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
@@ -416,6 +493,15 @@ func scanString(s string, i int) (text string, end int, ok bool) {
 	}
 	return "", i, false
 }
+
+// plainByte marks the bytes a JSON string holds as they are: ASCII but
+// the quote, the backslash and the control characters.
+var plainByte = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // scanNumber finds the end of the JSON number at s[i:]; integer says it
 // has neither a fraction nor an exponent.
