@@ -50,7 +50,7 @@ func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
 			return nil, fmt.Errorf("onion.NewTool: onion.Method(%q) names another method than %s", m.name, b.display)
 		}
 	}
-	t, err := b.tool(v, opts)
+	t, err := b.tool(v, v.Interface(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +103,7 @@ func funcBinding(v reflect.Value, names []string) (*binding, error) {
 		pkgPath:   pkgPath,
 		hint:      gosource.FileOf(v),
 		display:   "func " + name,
+		call:      registeredCall(pkgPath, facts.Name),
 	})
 	if err != nil {
 		return nil, err
@@ -135,6 +136,7 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 			pkgPath: pt.Elem().PkgPath(),
 			hint:    gosource.FileOf(m.Func),
 			display: "method (" + pt.String() + ")." + m.Name,
+			call:    registeredCall(pt.Elem().PkgPath(), facts.Name),
 		})
 		if err != nil {
 			return nil, err
@@ -226,7 +228,7 @@ func methodTools(rv reflect.Value, given []ToolOption) ([]*Tool, error) {
 			opts = append(opts, WithCloser(closer))
 		}
 		opts = append(opts, given...)
-		t, err := b.tool(rv.Method(i), opts)
+		t, err := b.tool(rv.Method(i), rv.Interface(), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -275,6 +277,7 @@ type funcSource struct {
 	pkgPath   string
 	hint      string
 	display   string
+	call      func(any) *srcdoc.Call // the generated Call maker, if any
 }
 
 // identRE matches a parameter's name as ParamNames may give it.
@@ -325,6 +328,9 @@ type binding struct {
 	// signature is the Signature of a tool of the binding under its own
 	// name, rendered once.
 	signature string
+	// call makes the generated Call of a func or receiver (gencall.go);
+	// nil when none is registered.
+	call func(any) *srcdoc.Call
 	// frames holds the callFrames of the binding's tools: the func gets
 	// its arguments by value, so the struct they are decoded into, and the
 	// context's Value, serve call after call; except for a func that takes
@@ -431,7 +437,7 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		display: src.display, goName: src.goName, cfg: cfg, params: params,
 		in: in, names: names, ft: ft, pkgPath: src.pkgPath, hint: src.hint,
 		hasCtx: hasCtx, structArg: structArg, needsPtr: needsPtr, elemType: argType, res: res,
-		anonymous: src.anonymous, method: src.method,
+		anonymous: src.anonymous, method: src.method, call: src.call,
 	}
 	if !src.found && !src.anonymous {
 		b.noDoc = src.whyNoDoc()
@@ -441,8 +447,9 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 	return b, nil
 }
 
-// tool makes a tool of fn, whose binding b is.
-func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
+// tool makes a tool of fn, whose binding b is; gen is what the generated
+// Call is made of: the func, or the receiver of a method.
+func (b *binding) tool(fn reflect.Value, gen any, opts []ToolOption) (*Tool, error) {
 	t := &Tool{toolConfig: b.cfg, source: b.display, params: b.params}
 	t.goName = b.goName
 	for _, o := range opts {
@@ -499,6 +506,9 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		out := fn.Call(callIn) // a panic drops f
 		f.release(frames, needsPtr)
 		return res.extract(out)
+	}
+	if call := b.generated(t, gen); call != nil {
+		t.invoke, t.generatedCall = call, true
 	}
 	return t, nil
 }
