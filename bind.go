@@ -443,8 +443,29 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		b.noDoc = src.whyNoDoc()
 	}
 	b.signature = signature(cfg.name, in, names, ft, src.pkgPath)
-	b.frames.New = func() any { return &callFrame{arg: reflect.New(b.elemType)} }
+	b.frames.New = func() any { return b.newFrame() }
 	return b, nil
+}
+
+// newFrame makes a callFrame for a call of b's func, the arguments it
+// will be called with pointing into the frame.
+func (b *binding) newFrame() *callFrame {
+	arg := reflect.New(b.elemType)
+	f := &callFrame{arg: arg, ptr: arg.UnsafePointer()}
+	if b.hasCtx {
+		f.in = append(f.in, reflect.ValueOf(&f.ctx).Elem())
+	}
+	switch {
+	case b.needsPtr:
+		f.in = append(f.in, arg)
+	case b.structArg:
+		f.in = append(f.in, arg.Elem())
+	default:
+		for i := range len(b.in) {
+			f.in = append(f.in, arg.Elem().Field(i))
+		}
+	}
+	return f
 }
 
 // tool makes a tool of fn, whose binding b is; gen is what the generated
@@ -473,38 +494,24 @@ func (b *binding) tool(fn reflect.Value, gen any, opts []ToolOption) (*Tool, err
 		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
 		t.resultEnc = newScalarEncoder(t.result)
 	}
-	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
+	params, hasCtx, needsPtr, res := b.params, b.hasCtx, b.needsPtr, b.res
 	frames := &b.frames
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		var f *callFrame
 		if needsPtr {
-			f = &callFrame{arg: reflect.New(elemType)}
+			f = b.newFrame()
 		} else {
 			f = frames.Get().(*callFrame)
 		}
-		arg := f.arg
-		if err := params.decodeInto(ctx, t.name, args, arg.UnsafePointer()); err != nil {
-			f.release(frames, needsPtr)
+		if err := params.decodeInto(ctx, t.name, args, f.ptr); err != nil {
+			f.release(frames, needsPtr, params.plan.flat)
 			return nil, err
 		}
-		var buf [4]reflect.Value
-		callIn := buf[:0]
 		if hasCtx {
 			f.ctx = ctx
-			callIn = append(callIn, reflect.ValueOf(&f.ctx).Elem())
 		}
-		switch {
-		case needsPtr:
-			callIn = append(callIn, arg)
-		case structArg:
-			callIn = append(callIn, arg.Elem())
-		default:
-			for i := range nIn {
-				callIn = append(callIn, arg.Elem().Field(i))
-			}
-		}
-		out := fn.Call(callIn) // a panic drops f
-		f.release(frames, needsPtr)
+		out := fn.Call(f.in) // a panic drops f
+		f.release(frames, needsPtr, params.plan.flat)
 		return res.extract(out)
 	}
 	if call := b.generated(t, gen); call != nil {
@@ -517,16 +524,23 @@ func (b *binding) tool(fn reflect.Value, gen any, opts []ToolOption) (*Tool, err
 // arguments' struct and the context.
 type callFrame struct {
 	arg reflect.Value // a pointer to the struct
+	ptr unsafe.Pointer
 	ctx context.Context
+	in  []reflect.Value // the func's arguments: the context, the struct or its fields
 }
 
 // release clears f and, unless the func was given f's struct itself,
-// puts it back for the next call.
-func (f *callFrame) release(frames *sync.Pool, given bool) {
+// puts it back for the next call; flat, when the arguments have a flat
+// plan, clears what decoding wrote (the func got copies).
+func (f *callFrame) release(frames *sync.Pool, given bool, flat *flatPlan) {
 	if given {
 		return
 	}
-	f.arg.Elem().SetZero()
+	if flat != nil {
+		flat.clear(f.ptr)
+	} else {
+		f.arg.Elem().SetZero()
+	}
 	f.ctx = nil
 	frames.Put(f)
 }

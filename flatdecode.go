@@ -2,6 +2,7 @@ package onion
 
 import (
 	"math"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -35,6 +36,15 @@ type flatPlan struct {
 // flatField is one field of a flat object.
 type flatField struct {
 	name     string
+	// prefix is what comes before the field's value in compact arguments
+	// that give the fields in order: `{"name":` for the first, `,"name":`
+	// for the others. words are its bytes as two little-endian words,
+	// and masks the bytes of each it fills, when it is at most 16 bytes
+	// long, so that comparing it takes two loads; masks are 0 for a
+	// longer one.
+	prefix string
+	words  [2]uint64
+	masks  [2]uint64
 	offset   uintptr
 	kind     reflect.Kind
 	required bool
@@ -140,6 +150,22 @@ func newFlatPlan(t reflect.Type, p *objectPlan, cs *santhosh.Schema, fields []js
 			return nil
 		}
 		ff := flatField{name: f.name, offset: offset, kind: jf.typ.Kind(), required: f.required}
+		ff.prefix = `,"` + f.name + `":`
+		if i == 0 {
+			ff.prefix = `{"` + f.name + `":`
+		}
+		if n := len(ff.prefix); n <= 16 {
+			var b [16]byte
+			copy(b[:], ff.prefix)
+			for j := 15; j >= 0; j-- {
+				w := j / 8
+				ff.words[w] = ff.words[w]<<8 | uint64(b[j])
+				ff.masks[w] <<= 8
+				if j < n {
+					ff.masks[w] |= 0xff
+				}
+			}
+		}
 		if c.enum != nil || c.bounds != nil || c.minLen >= 0 || c.maxLen >= 0 || c.pattern != nil || c.format != nil {
 			ff.checks = c
 		}
@@ -231,84 +257,119 @@ func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
 // of the fields and must be cleared before anything else reads args into
 // it.
 func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
-	i := skipSpace(args, 0)
-	if i == len(args) || args[i] != '{' {
-		return false
-	}
-	i = skipSpace(args, i+1)
+	// The usual arguments first: compact, the fields in order, each
+	// field's `{"name":` or `,"name":` compared whole where it should be.
 	var seen uint64
-	next := 0 // the field models usually send next: the one after the last
-	if i < len(args) && args[i] == '}' {
-		i++
-	} else {
-		for {
-			// A name: its bytes as they are, as no field's name needs
-			// an escape.
-			if i == len(args) || args[i] != '"' {
-				return false
-			}
-			start := i + 1
-			i = start
-			for i < len(args) && plainByte[args[i]] {
-				i++
-			}
-			if i == len(args) || args[i] != '"' {
-				return false
-			}
-			k := p.lookup(args[start:i], next)
-			if k < 0 || seen&(1<<k) != 0 {
-				return false
-			}
-			next = k + 1
-			seen |= 1 << k
-			i = skipSpace(args, i+1)
-			if i == len(args) || args[i] != ':' {
-				return false
-			}
-			if i = skipSpace(args, i+1); i == len(args) {
-				return false
-			}
-			f := &p.fields[k]
-			var ok bool
-			if i, ok = f.decode(args, i, unsafe.Add(base, f.offset)); !ok {
-				return false
-			}
-			i = skipSpace(args, i)
-			if i == len(args) {
-				return false
-			}
-			if args[i] == '}' {
-				i++
-				break
-			}
-			if args[i] != ',' {
-				return false
-			}
-			i = skipSpace(args, i+1)
+	i, k := 0, 0
+	for ; k < len(p.fields); k++ {
+		f := &p.fields[k]
+		if !f.prefixAt(args, i) || i+len(f.prefix) == len(args) {
+			break
 		}
+		var ok bool
+		if i, ok = f.decode(args, i+len(f.prefix), unsafe.Add(base, f.offset)); !ok {
+			return false
+		}
+		seen |= 1 << k
 	}
-	if skipSpace(args, i) != len(args) {
-		return false
+	// Then any JSON object, from where the usual form ended.
+	if k == 0 {
+		if i = space(args, 0); i == len(args) || args[i] != '{' {
+			return false
+		}
+		if i = space(args, i+1); i < len(args) && args[i] == '}' {
+			return p.end(args, i+1, seen, base)
+		}
+	} else {
+		if i = space(args, i); i == len(args) {
+			return false
+		}
+		if args[i] == '}' {
+			return p.end(args, i+1, seen, base)
+		}
+		if args[i] != ',' {
+			return false
+		}
+		i = space(args, i+1)
 	}
-	if p.required&^seen != 0 {
+	next := k // the field models usually send next: the one after the last
+	for {
+		// A name: its bytes as they are, as no field's name needs an
+		// escape.
+		if i == len(args) || args[i] != '"' {
+			return false
+		}
+		start := i + 1
+		k := -1
+		if next < len(p.fields) {
+			if name := p.fields[next].name; len(args)-start > len(name) && args[start+len(name)] == '"' && args[start:start+len(name)] == name {
+				k, i = next, start+len(name)
+			}
+		}
+		if k < 0 {
+			if i = plainRun(args, start); i == len(args) || args[i] != '"' {
+				return false
+			}
+			k = p.lookup(args[start:i])
+		}
+		bit := uint64(1) << (uint(k) & 63) // fields are at most 64
+		if k < 0 || seen&bit != 0 {
+			return false
+		}
+		next = k + 1
+		seen |= bit
+		if i = space(args, i+1); i == len(args) || args[i] != ':' {
+			return false
+		}
+		if i = space(args, i+1); i == len(args) {
+			return false
+		}
+		f := &p.fields[k]
+		var ok bool
+		if i, ok = f.decode(args, i, unsafe.Add(base, f.offset)); !ok {
+			return false
+		}
+		if i = space(args, i); i == len(args) {
+			return false
+		}
+		if args[i] == '}' {
+			return p.end(args, i+1, seen, base)
+		}
+		if args[i] != ',' {
+			return false
+		}
+		i = space(args, i+1)
+	}
+}
+
+// end finishes decode after the object, at args[i:]: only whitespace may
+// follow, every required field must have come, and the fields that did
+// not get their defaults.
+func (p *flatPlan) end(args string, i int, seen uint64, base unsafe.Pointer) bool {
+	if space(args, i) != len(args) || p.required&^seen != 0 {
 		return false
 	}
 	if missing := p.defaults &^ seen; missing != 0 {
 		for k := range p.fields {
 			if missing&(1<<k) != 0 {
-				p.fields[k].store(base, p.fields[k].def)
+				p.fields[k].storeAt(unsafe.Add(base, p.fields[k].offset), &p.fields[k].def)
 			}
 		}
 	}
 	return true
 }
 
-// lookup returns the index of the field called name, trying the field
-// at next first, or -1.
-func (p *flatPlan) lookup(name string, next int) int {
-	if next < len(p.fields) && p.fields[next].name == name {
-		return next
+// prefixAt reports whether args holds f's prefix at i: a word or two
+// compared where they fit, the bytes otherwise.
+func (f *flatField) prefixAt(args string, i int) bool {
+	if f.masks[0] != 0 && i+16 <= len(args) {
+		return load8(args, i)&f.masks[0] == f.words[0] && load8(args, i+8)&f.masks[1] == f.words[1]
 	}
+	return len(args)-i >= len(f.prefix) && args[i:i+len(f.prefix)] == f.prefix
+}
+
+// lookup returns the index of the field called name, or -1.
+func (p *flatPlan) lookup(name string) int {
 	for k := range p.fields {
 		if p.fields[k].name == name {
 			return k
@@ -317,8 +378,16 @@ func (p *flatPlan) lookup(name string, next int) int {
 	return -1
 }
 
-// skipSpace skips JSON whitespace; a byte above ' ', the usual case, is
-// one comparison.
+// space skips the JSON whitespace at s[i:]; inlined, it costs a
+// comparison where there is none, the usual case.
+func space(s string, i int) int {
+	if i < len(s) && s[i] <= ' ' {
+		return skipSpace(s, i)
+	}
+	return i
+}
+
+// skipSpace skips JSON whitespace.
 func skipSpace(s string, i int) int {
 	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t') {
 		i++
@@ -335,7 +404,7 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 			return i, false
 		}
 		if f.def != (flatValue{}) {
-			f.storeAt(ptr, f.def)
+			f.storeAt(ptr, &f.def)
 		}
 		return i + 4, true
 	}
@@ -368,7 +437,11 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 		if err != nil || f.kind == reflect.Float32 && overflowFloat32(v) || !f.checkNumber(lit, v, false) {
 			return i, false
 		}
-		f.storeAt(ptr, flatValue{f: v})
+		if f.kind == reflect.Float32 {
+			*(*float32)(ptr) = float32(v)
+		} else {
+			*(*float64)(ptr) = v
+		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := smallUint(lit, integer)
 		if !ok {
@@ -383,7 +456,7 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 		if f.checks != nil && !f.checkNumber(lit, float64(n), n < 1<<53) {
 			return i, false
 		}
-		f.storeAt(ptr, flatValue{u: n})
+		storeUint(ptr, f.kind, n)
 	default: // the signed integers
 		n, ok := smallInt(lit, integer)
 		if !ok {
@@ -398,47 +471,68 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 		if f.checks != nil && !f.checkNumber(lit, float64(n), n > -1<<53 && n < 1<<53) {
 			return i, false
 		}
-		f.storeAt(ptr, flatValue{i: n})
+		storeInt(ptr, f.kind, n)
 	}
 	return end, true
 }
 
-// store writes v into the field f of the struct at base.
-func (f *flatField) store(base unsafe.Pointer, v flatValue) { f.storeAt(unsafe.Add(base, f.offset), v) }
+// clear zeroes the fields of the struct at base: all that decoding it,
+// by either plan, writes, as both write only these fields.
+func (p *flatPlan) clear(base unsafe.Pointer) {
+	for k := range p.fields {
+		f := &p.fields[k]
+		ptr := unsafe.Add(base, f.offset)
+		switch f.kind {
+		case reflect.String:
+			*(*string)(ptr) = ""
+		case reflect.Float32:
+			*(*float32)(ptr) = 0
+		case reflect.Float64:
+			*(*float64)(ptr) = 0
+		case reflect.Bool:
+			*(*bool)(ptr) = false
+		default:
+			storeInt(ptr, f.kind, 0) // as many bytes as an unsigned integer of the kind
+		}
+	}
+}
 
-// storeAt writes v, as the field's kind takes it, at ptr.
-func (f *flatField) storeAt(ptr unsafe.Pointer, v flatValue) {
+// storeAt writes the default v at ptr, as the field's kind takes it.
+func (f *flatField) storeAt(ptr unsafe.Pointer, v *flatValue) {
 	switch f.kind {
 	case reflect.String:
 		*(*string)(ptr) = v.s
 	case reflect.Bool:
 		*(*bool)(ptr) = v.b
-	case reflect.Int8:
-		*(*int8)(ptr) = int8(v.i)
-	case reflect.Int16:
-		*(*int16)(ptr) = int16(v.i)
-	case reflect.Int32:
-		*(*int32)(ptr) = int32(v.i)
-	case reflect.Int:
-		*(*int)(ptr) = int(v.i)
-	case reflect.Int64:
-		*(*int64)(ptr) = v.i
-	case reflect.Uint8:
-		*(*uint8)(ptr) = uint8(v.u)
-	case reflect.Uint16:
-		*(*uint16)(ptr) = uint16(v.u)
-	case reflect.Uint32:
-		*(*uint32)(ptr) = uint32(v.u)
-	case reflect.Uint:
-		*(*uint)(ptr) = uint(v.u)
-	case reflect.Uint64:
-		*(*uint64)(ptr) = v.u
 	case reflect.Float32:
 		*(*float32)(ptr) = float32(v.f)
 	case reflect.Float64:
 		*(*float64)(ptr) = v.f
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		storeUint(ptr, f.kind, v.u)
+	default:
+		storeInt(ptr, f.kind, v.i)
 	}
 }
+
+// storeInt writes n at ptr as an integer of kind k, signed or not.
+func storeInt(ptr unsafe.Pointer, k reflect.Kind, n int64) {
+	switch k {
+	case reflect.Int8, reflect.Uint8:
+		*(*int8)(ptr) = int8(n)
+	case reflect.Int16, reflect.Uint16:
+		*(*int16)(ptr) = int16(n)
+	case reflect.Int32, reflect.Uint32:
+		*(*int32)(ptr) = int32(n)
+	case reflect.Int, reflect.Uint:
+		*(*int)(ptr) = int(n)
+	default:
+		*(*int64)(ptr) = n
+	}
+}
+
+// storeUint writes n at ptr as an unsigned integer of kind k.
+func storeUint(ptr unsafe.Pointer, k reflect.Kind, n uint64) { storeInt(ptr, k, int64(n)) }
 
 // kindBits is the size in bits of an integer kind.
 func kindBits(k reflect.Kind) uint {
@@ -472,10 +566,7 @@ func scanString(s string, i int) (text string, end int, ok bool) {
 	}
 	start := i + 1
 	for i = start; i < len(s); {
-		for i < len(s) && plainByte[s[i]] {
-			i++
-		}
-		if i == len(s) {
+		if i = plainRun(s, i); i == len(s) {
 			break
 		}
 		c := s[i]
@@ -502,6 +593,37 @@ var plainByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// load8 returns the 8 bytes of s from i on as a little-endian word: one
+// load where the platform allows it.
+func load8(s string, i int) uint64 {
+	t := s[i : i+8]
+	return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+}
+
+// plainRun returns the index of the first byte of s from i on that is
+// not plain (see plainByte): eight bytes at a time while they are all
+// plain, then one by one.
+func plainRun(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(s) {
+		x := load8(s, i)
+		// A byte's high bit is set in one of the terms when it is below
+		// ' ' (a borrow), a quote or a backslash (zero, then a borrow),
+		// or not ASCII. A borrow out of a byte that is not plain may mark
+		// the bytes above it too, but never one below: the lowest marked
+		// byte is the first that is not plain.
+		if m := ((x - ones*' ') | ((x ^ (ones * '"')) - ones) | ((x ^ (ones * '\\')) - ones) | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	return i
+}
 
 // scanNumber finds the end of the JSON number at s[i:]; integer says it
 // has neither a fraction nor an exponent.

@@ -57,11 +57,11 @@ func (b *binding) generated(t *Tool, v any) func(ctx context.Context, args strin
 			f = frames.Get().(*genFrame)
 		}
 		if err := params.decodeInto(ctx, t.name, args, f.ptr); err != nil {
-			f.release(frames, needsPtr)
+			f.release(frames, needsPtr, params.plan.flat)
 			return nil, err
 		}
 		out, err := c.Invoke(ctx, f.args)
-		f.release(frames, needsPtr) // a panic drops f
+		f.release(frames, needsPtr, params.plan.flat) // a panic drops f
 		return out, err
 	}
 }
@@ -79,12 +79,16 @@ func newGenFrame(t reflect.Type) *genFrame {
 }
 
 // release clears f and, unless the func was given f's struct itself, puts
-// it back for the next call.
-func (f *genFrame) release(frames *sync.Pool, given bool) {
+// it back for the next call; flat as for callFrame.release.
+func (f *genFrame) release(frames *sync.Pool, given bool, flat *flatPlan) {
 	if given {
 		return
 	}
-	f.v.SetZero()
+	if flat != nil {
+		flat.clear(f.ptr)
+	} else {
+		f.v.SetZero()
+	}
 	frames.Put(f)
 }
 
