@@ -35,16 +35,16 @@ type flatPlan struct {
 
 // flatField is one field of a flat object.
 type flatField struct {
-	name     string
+	name string
 	// prefix is what comes before the field's value in compact arguments
 	// that give the fields in order: `{"name":` for the first, `,"name":`
 	// for the others. words are its bytes as two little-endian words,
 	// and masks the bytes of each it fills, when it is at most 16 bytes
 	// long, so that comparing it takes two loads; masks are 0 for a
 	// longer one.
-	prefix string
-	words  [2]uint64
-	masks  [2]uint64
+	prefix   string
+	words    [2]uint64
+	masks    [2]uint64
 	offset   uintptr
 	kind     reflect.Kind
 	required bool
