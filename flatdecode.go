@@ -42,6 +42,7 @@ type flatField struct {
 	// and masks the bytes of each it fills, when it is at most 16 bytes
 	// long, so that comparing it takes two loads; masks are 0 for a
 	// longer one.
+	size     uint8 // the field's size in bytes, 16 for a string
 	prefix   string
 	words    [2]uint64
 	masks    [2]uint64
@@ -149,7 +150,10 @@ func newFlatPlan(t reflect.Type, p *objectPlan, cs *santhosh.Schema, fields []js
 		if err != nil {
 			return nil
 		}
-		ff := flatField{name: f.name, offset: offset, kind: jf.typ.Kind(), required: f.required}
+		ff := flatField{name: f.name, offset: offset, kind: jf.typ.Kind(), required: f.required, size: uint8(jf.typ.Size())}
+		if ff.kind == reflect.String {
+			ff.size = 16 // on 32-bit platforms too, where it is 8 bytes
+		}
 		ff.prefix = `,"` + f.name + `":`
 		if i == 0 {
 			ff.prefix = `{"` + f.name + `":`
@@ -263,11 +267,19 @@ func (p *flatPlan) decode(args string, base unsafe.Pointer) bool {
 	i, k := 0, 0
 	for ; k < len(p.fields); k++ {
 		f := &p.fields[k]
-		if !f.prefixAt(args, i) || i+len(f.prefix) == len(args) {
+		j := i + len(f.prefix)
+		if j >= len(args) {
+			break
+		}
+		if f.masks[0] != 0 && i+16 <= len(args) {
+			if load8(args, i)&f.masks[0] != f.words[0] || load8(args, i+8)&f.masks[1] != f.words[1] {
+				break
+			}
+		} else if args[i:j] != f.prefix {
 			break
 		}
 		var ok bool
-		if i, ok = f.decode(args, i+len(f.prefix), unsafe.Add(base, f.offset)); !ok {
+		if i, ok = f.decode(args, j, unsafe.Add(base, f.offset)); !ok {
 			return false
 		}
 		seen |= 1 << k
@@ -359,15 +371,6 @@ func (p *flatPlan) end(args string, i int, seen uint64, base unsafe.Pointer) boo
 	return true
 }
 
-// prefixAt reports whether args holds f's prefix at i: a word or two
-// compared where they fit, the bytes otherwise.
-func (f *flatField) prefixAt(args string, i int) bool {
-	if f.masks[0] != 0 && i+16 <= len(args) {
-		return load8(args, i)&f.masks[0] == f.words[0] && load8(args, i+8)&f.masks[1] == f.words[1]
-	}
-	return len(args)-i >= len(f.prefix) && args[i:i+len(f.prefix)] == f.prefix
-}
-
 // lookup returns the index of the field called name, or -1.
 func (p *flatPlan) lookup(name string) int {
 	for k := range p.fields {
@@ -433,8 +436,14 @@ func (f *flatField) decode(args string, i int, ptr unsafe.Pointer) (int, bool) {
 	lit := args[i:end]
 	switch f.kind {
 	case reflect.Float32, reflect.Float64:
-		v, err := strconv.ParseFloat(lit, 64)
-		if err != nil || f.kind == reflect.Float32 && overflowFloat32(v) || !f.checkNumber(lit, v, false) {
+		v, ok := shortFloat(lit)
+		if !ok {
+			var err error
+			if v, err = strconv.ParseFloat(lit, 64); err != nil {
+				return i, false
+			}
+		}
+		if f.kind == reflect.Float32 && overflowFloat32(v) || !f.checkNumber(lit, v, false) {
 			return i, false
 		}
 		if f.kind == reflect.Float32 {
@@ -482,17 +491,17 @@ func (p *flatPlan) clear(base unsafe.Pointer) {
 	for k := range p.fields {
 		f := &p.fields[k]
 		ptr := unsafe.Add(base, f.offset)
-		switch f.kind {
-		case reflect.String:
+		switch f.size {
+		case 16: // a string, whose pointer is cleared with its write barrier
 			*(*string)(ptr) = ""
-		case reflect.Float32:
-			*(*float32)(ptr) = 0
-		case reflect.Float64:
-			*(*float64)(ptr) = 0
-		case reflect.Bool:
-			*(*bool)(ptr) = false
+		case 8:
+			*(*uint64)(ptr) = 0
+		case 4:
+			*(*uint32)(ptr) = 0
+		case 2:
+			*(*uint16)(ptr) = 0
 		default:
-			storeInt(ptr, f.kind, 0) // as many bytes as an unsigned integer of the kind
+			*(*uint8)(ptr) = 0
 		}
 	}
 }
@@ -566,7 +575,17 @@ func scanString(s string, i int) (text string, end int, ok bool) {
 	}
 	start := i + 1
 	for i = start; i < len(s); {
-		if i = plainRun(s, i); i == len(s) {
+		if i+8 <= len(s) {
+			// The first eight bytes here, where short strings end.
+			if m := special(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+			} else {
+				i = plainRun(s, i+8)
+			}
+		} else {
+			i = plainRun(s, i)
+		}
+		if i == len(s) {
 			break
 		}
 		c := s[i]
@@ -602,19 +621,23 @@ func load8(s string, i int) uint64 {
 		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 }
 
+// special marks, with its high bit, each byte of the little-endian word
+// x that is not plain (see plainByte), and maybe bytes above the first
+// such: a byte's high bit is set in one of the terms when it is below ' '
+// (a borrow), a quote or a backslash (zero, then a borrow), or not ASCII.
+// A borrow out of a byte that is not plain may mark the bytes above it,
+// but never one below: the lowest marked byte is the first not plain.
+func special(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return ((x - ones*' ') | ((x ^ (ones * '"')) - ones) | ((x ^ (ones * '\\')) - ones) | x) & highs
+}
+
 // plainRun returns the index of the first byte of s from i on that is
 // not plain (see plainByte): eight bytes at a time while they are all
 // plain, then one by one.
 func plainRun(s string, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i+8 <= len(s) {
-		x := load8(s, i)
-		// A byte's high bit is set in one of the terms when it is below
-		// ' ' (a borrow), a quote or a backslash (zero, then a borrow),
-		// or not ASCII. A borrow out of a byte that is not plain may mark
-		// the bytes above it too, but never one below: the lowest marked
-		// byte is the first that is not plain.
-		if m := ((x - ones*' ') | ((x ^ (ones * '"')) - ones) | ((x ^ (ones * '\\')) - ones) | x) & highs; m != 0 {
+		if m := special(load8(s, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
@@ -670,6 +693,49 @@ func skipDigits(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// shortFloat reads a number literal without an exponent whose digits,
+// read as an integer, are below 2^53 and whose fraction has at most 22
+// digits: its value is then that integer divided by a power of ten, both
+// exact, in one correctly rounded division, which is what
+// strconv.ParseFloat returns for it.
+func shortFloat(lit string) (float64, bool) {
+	i, neg := 0, lit[0] == '-'
+	if neg {
+		i = 1
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == '.':
+			dot = true
+			continue
+		case c < '0' || c > '9', digits == 19: // an exponent, or too many digits
+			return 0, false
+		}
+		m = m*10 + uint64(c-'0')
+		if m != 0 {
+			digits++
+		}
+		if dot {
+			frac++
+		}
+	}
+	if m >= 1<<53 || frac >= len(pow10) {
+		return 0, false
+	}
+	v := float64(m) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // smallInt reads an integer literal of at most 18 digits, which cannot

@@ -2,7 +2,10 @@ package onion
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -207,4 +210,36 @@ func FuzzFlatDecode(f *testing.F) {
 			checkFlat(t, p, args)
 		}
 	})
+}
+
+// TestShortFloat holds shortFloat to strconv.ParseFloat, bit for bit, on
+// the numbers it takes: decimals of up to 53 bits of digits.
+func TestShortFloat(t *testing.T) {
+	check := func(lit string) {
+		v, ok := shortFloat(lit)
+		if !ok {
+			return
+		}
+		w, err := strconv.ParseFloat(lit, 64)
+		if err != nil || math.Float64bits(v) != math.Float64bits(w) {
+			t.Fatalf("shortFloat(%s) = %v, ParseFloat %v, %v", lit, v, w, err)
+		}
+	}
+	for _, s := range []string{"0", "-0", "0.0", "-0.0", "1.5", "0.1", "0.30000000000000004", "9007199254740991", "9007199254740993",
+		"123456789.123456789", "0.0000000000000000000001", "0.00000000000000000000001", "1.7976931348623157", "-3.75", "99.99"} {
+		check(s)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		s := strconv.FormatUint(r.Uint64N(1<<53), 10)
+		if k := r.IntN(23); k > 0 {
+			s = strings.Repeat("0", max(0, k+1-len(s))) + s
+			s = s[:len(s)-k] + "." + s[len(s)-k:]
+		}
+		if r.IntN(2) == 0 {
+			s = "-" + s
+		}
+		check(s)
+		check(strconv.FormatFloat(r.Float64()*1000, 'f', -1, 64))
+	}
 }
