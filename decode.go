@@ -1131,10 +1131,13 @@ func (r *argReader) str() (string, error) {
 	if v.Kind() != '"' {
 		return "", typeErrOf("string", v)
 	}
-	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-		// The text as it is in the arguments: no copy.
-		end := int(r.dec.InputOffset())
-		return r.args[end-len(v)+1 : end-1], nil
+	// The text as it is in the arguments, with no copy, unless it holds an
+	// escape or invalid UTF-8: found in one pass over plain ASCII, eight
+	// bytes at a time, which jsontext has already read.
+	end := int(r.dec.InputOffset())
+	q := r.args[end-len(v) : end]
+	if i := plainRun(q, 1); i == len(q)-1 || q[i] >= utf8.RuneSelf && strings.IndexByte(q[i:len(q)-1], '\\') < 0 && utf8.ValidString(q[i:len(q)-1]) {
+		return q[1 : len(q)-1], nil
 	}
 	return string(unquote(v)), nil
 }
