@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // sink keeps results alive so that the compiler cannot drop the work.
@@ -44,6 +45,53 @@ func benchCalls(b *testing.B, calls []ToolCall) {
 					b.Fatal(err)
 				}
 				sink = out
+			}
+		})
+	}
+}
+
+// BenchmarkToolCallsSideBySide calls each framework's tool in turn, a
+// hundred calls at a time, so that all of them run under the same load,
+// and reports each one's time a call with its ratio to the baseline and
+// to Eino, measured in the same run: on a shared machine time moves
+// between runs, the ratios much less. (./callgrind counts instructions,
+// which do not move at all.)
+func BenchmarkToolCallsSideBySide(b *testing.B) {
+	for _, g := range []struct {
+		name  string
+		calls func() ([]ToolCall, error)
+	}{{"StructTool", StructToolCalls}, {"PositionalTool", PositionalToolCalls}} {
+		b.Run(g.name, func(b *testing.B) {
+			calls, err := g.calls()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			spent := make([]time.Duration, len(calls))
+			for b.Loop() {
+				for i, c := range calls {
+					start := time.Now()
+					for range 100 {
+						out, err := c.Call(ctx, c.Args)
+						if err != nil {
+							b.Fatal(err)
+						}
+						sink = out
+					}
+					spent[i] += time.Since(start)
+				}
+			}
+			at := map[string]time.Duration{}
+			for i, c := range calls {
+				at[c.Name] = spent[i]
+			}
+			for i, c := range calls {
+				b.ReportMetric(float64(spent[i])/float64(100*b.N), c.Name+"-ns/call")
+				for _, base := range []string{"baseline", "eino"} {
+					if c.Name != base {
+						b.ReportMetric(float64(spent[i])/float64(at[base]), c.Name+"/"+base)
+					}
+				}
 			}
 		})
 	}
