@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/invopop/jsonschema"
 
@@ -49,7 +50,7 @@ func NewTool(fn any, opts ...ToolOption) (*Tool, error) {
 			return nil, fmt.Errorf("onion.NewTool: onion.Method(%q) names another method than %s", m.name, b.display)
 		}
 	}
-	t, err := b.tool(v, opts)
+	t, err := b.tool(v, v.Interface(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +103,7 @@ func funcBinding(v reflect.Value, names []string) (*binding, error) {
 		pkgPath:   pkgPath,
 		hint:      gosource.FileOf(v),
 		display:   "func " + name,
+		call:      registeredCall(pkgPath, facts.Name),
 	})
 	if err != nil {
 		return nil, err
@@ -134,6 +136,7 @@ func methodBinding(pt reflect.Type, m reflect.Method, ft reflect.Type) (*binding
 			pkgPath: pt.Elem().PkgPath(),
 			hint:    gosource.FileOf(m.Func),
 			display: "method (" + pt.String() + ")." + m.Name,
+			call:    registeredCall(pt.Elem().PkgPath(), facts.Name),
 		})
 		if err != nil {
 			return nil, err
@@ -225,7 +228,7 @@ func methodTools(rv reflect.Value, given []ToolOption) ([]*Tool, error) {
 			opts = append(opts, WithCloser(closer))
 		}
 		opts = append(opts, given...)
-		t, err := b.tool(rv.Method(i), opts)
+		t, err := b.tool(rv.Method(i), rv.Interface(), opts)
 		if err != nil {
 			return nil, err
 		}
@@ -274,6 +277,7 @@ type funcSource struct {
 	pkgPath   string
 	hint      string
 	display   string
+	call      func(any) *srcdoc.Call // the generated Call maker, if any
 }
 
 // identRE matches a parameter's name as ParamNames may give it.
@@ -324,6 +328,9 @@ type binding struct {
 	// signature is the Signature of a tool of the binding under its own
 	// name, rendered once.
 	signature string
+	// call makes the generated Call of a func or receiver (gencall.go);
+	// nil when none is registered.
+	call func(any) *srcdoc.Call
 	// frames holds the callFrames of the binding's tools: the func gets
 	// its arguments by value, so the struct they are decoded into, and the
 	// context's Value, serve call after call; except for a func that takes
@@ -430,18 +437,40 @@ func deriveBinding(ft reflect.Type, src funcSource) (*binding, error) {
 		display: src.display, goName: src.goName, cfg: cfg, params: params,
 		in: in, names: names, ft: ft, pkgPath: src.pkgPath, hint: src.hint,
 		hasCtx: hasCtx, structArg: structArg, needsPtr: needsPtr, elemType: argType, res: res,
-		anonymous: src.anonymous, method: src.method,
+		anonymous: src.anonymous, method: src.method, call: src.call,
 	}
 	if !src.found && !src.anonymous {
 		b.noDoc = src.whyNoDoc()
 	}
 	b.signature = signature(cfg.name, in, names, ft, src.pkgPath)
-	b.frames.New = func() any { return &callFrame{arg: reflect.New(b.elemType)} }
+	b.frames.New = func() any { return b.newFrame() }
 	return b, nil
 }
 
-// tool makes a tool of fn, whose binding b is.
-func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
+// newFrame makes a callFrame for a call of b's func, the arguments it
+// will be called with pointing into the frame.
+func (b *binding) newFrame() *callFrame {
+	arg := reflect.New(b.elemType)
+	f := &callFrame{arg: arg, ptr: arg.UnsafePointer()}
+	if b.hasCtx {
+		f.in = append(f.in, reflect.ValueOf(&f.ctx).Elem())
+	}
+	switch {
+	case b.needsPtr:
+		f.in = append(f.in, arg)
+	case b.structArg:
+		f.in = append(f.in, arg.Elem())
+	default:
+		for i := range len(b.in) {
+			f.in = append(f.in, arg.Elem().Field(i))
+		}
+	}
+	return f
+}
+
+// tool makes a tool of fn, whose binding b is; gen is what the generated
+// Call is made of: the func, or the receiver of a method.
+func (b *binding) tool(fn reflect.Value, gen any, opts []ToolOption) (*Tool, error) {
 	t := &Tool{toolConfig: b.cfg, source: b.display, params: b.params}
 	t.goName = b.goName
 	for _, o := range opts {
@@ -465,39 +494,28 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 		t.flatResult = t.result.Kind() != reflect.Interface && !unbounded(t.result)
 		t.resultEnc = newScalarEncoder(t.result)
 	}
-	params, elemType, hasCtx, structArg, needsPtr, nIn, res := b.params, b.elemType, b.hasCtx, b.structArg, b.needsPtr, len(b.in), b.res
+	params, hasCtx, needsPtr, res := b.params, b.hasCtx, b.needsPtr, b.res
 	frames := &b.frames
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		var f *callFrame
 		if needsPtr {
-			f = &callFrame{arg: reflect.New(elemType)}
+			f = b.newFrame()
 		} else {
 			f = frames.Get().(*callFrame)
 		}
-		arg := f.arg
-		if err := params.decodeArgs(ctx, t.name, args, arg.Elem()); err != nil {
-			f.release(frames, needsPtr)
+		if err := params.decodeInto(ctx, t.name, args, f.ptr); err != nil {
+			f.release(frames, needsPtr, params.plan.flat)
 			return nil, err
 		}
-		var buf [4]reflect.Value
-		callIn := buf[:0]
 		if hasCtx {
 			f.ctx = ctx
-			callIn = append(callIn, reflect.ValueOf(&f.ctx).Elem())
 		}
-		switch {
-		case needsPtr:
-			callIn = append(callIn, arg)
-		case structArg:
-			callIn = append(callIn, arg.Elem())
-		default:
-			for i := range nIn {
-				callIn = append(callIn, arg.Elem().Field(i))
-			}
-		}
-		out := fn.Call(callIn) // a panic drops f
-		f.release(frames, needsPtr)
+		out := fn.Call(f.in) // a panic drops f
+		f.release(frames, needsPtr, params.plan.flat)
 		return res.extract(out)
+	}
+	if call := b.generated(t, gen); call != nil {
+		t.invoke, t.generatedCall = call, true
 	}
 	return t, nil
 }
@@ -506,16 +524,23 @@ func (b *binding) tool(fn reflect.Value, opts []ToolOption) (*Tool, error) {
 // arguments' struct and the context.
 type callFrame struct {
 	arg reflect.Value // a pointer to the struct
+	ptr unsafe.Pointer
 	ctx context.Context
+	in  []reflect.Value // the func's arguments: the context, the struct or its fields
 }
 
 // release clears f and, unless the func was given f's struct itself,
-// puts it back for the next call.
-func (f *callFrame) release(frames *sync.Pool, given bool) {
+// puts it back for the next call; flat, when the arguments have a flat
+// plan, clears what decoding wrote (the func got copies).
+func (f *callFrame) release(frames *sync.Pool, given bool, flat *flatPlan) {
 	if given {
 		return
 	}
-	f.arg.Elem().SetZero()
+	if flat != nil {
+		flat.clear(f.ptr)
+	} else {
+		f.arg.Elem().SetZero()
+	}
 	f.ctx = nil
 	frames.Put(f)
 }
@@ -825,7 +850,7 @@ func NewTypedTool[In, Out any](fn func(context.Context, In) (Out, error), opts .
 	ins := sync.Pool{New: func() any { return new(In) }}
 	t.invoke = func(ctx context.Context, args string) (any, error) {
 		p := ins.Get().(*In)
-		err := params.decodeArgs(ctx, name, args, reflect.ValueOf(p).Elem())
+		err := params.decodeInto(ctx, name, args, unsafe.Pointer(p))
 		in := *p
 		*p = *new(In)
 		ins.Put(p)

@@ -51,12 +51,16 @@ var (
 
 // objectPlan decodes a JSON object into a struct.
 type objectPlan struct {
+	typ          reflect.Type
 	fields       []fieldPlan
 	byName       map[string]int
 	allowUnknown bool // the schema does not forbid other properties
 	// escapedNames is set when a field's name holds a backslash, so that
 	// a name as it is in the arguments may match it and yet mean another.
 	escapedNames bool
+	// flat reads the arguments of a flat object of scalars without
+	// jsontext (flatdecode.go); nil for other objects and nested ones.
+	flat *flatPlan
 }
 
 type fieldPlan struct {
@@ -150,11 +154,15 @@ type planner struct{ unchecked bool }
 func newPlan(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, bool, error) {
 	var pl planner
 	p, err := pl.object(t, s, cs)
-	return p, pl.unchecked, err
+	if err != nil {
+		return nil, false, err
+	}
+	p.flat = newFlatPlan(t, p, cs, jsonFields(t))
+	return p, pl.unchecked, nil
 }
 
 func (pl *planner) object(t reflect.Type, s *jsonschema.Schema, cs *santhosh.Schema) (*objectPlan, error) {
-	p := &objectPlan{byName: map[string]int{}}
+	p := &objectPlan{typ: t, byName: map[string]int{}}
 	pl.keywords(cs, "object", propertyKeywords)
 	switch ap := cs.AdditionalProperties.(type) {
 	case bool:
@@ -1123,10 +1131,13 @@ func (r *argReader) str() (string, error) {
 	if v.Kind() != '"' {
 		return "", typeErrOf("string", v)
 	}
-	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-		// The text as it is in the arguments: no copy.
-		end := int(r.dec.InputOffset())
-		return r.args[end-len(v)+1 : end-1], nil
+	// The text as it is in the arguments, with no copy, unless it holds an
+	// escape or invalid UTF-8: found in one pass over plain ASCII, eight
+	// bytes at a time, which jsontext has already read.
+	end := int(r.dec.InputOffset())
+	q := r.args[end-len(v) : end]
+	if i := plainRun(q, 1); i == len(q)-1 || q[i] >= utf8.RuneSelf && strings.IndexByte(q[i:len(q)-1], '\\') < 0 && utf8.ValidString(q[i:len(q)-1]) {
+		return q[1 : len(q)-1], nil
 	}
 	return string(unquote(v)), nil
 }

@@ -51,7 +51,9 @@
 // are stale (oniondoc -check reports that); source anywhere else, such as
 // a module in the working directory, is never read. Where neither is, a
 // tool is refused unless its options say its description, intent and
-// approval.
+// approval. The generated file also lets the exported funcs and methods of
+// its package be called without reflection: a tool made of one by NewTool
+// or ToolsFrom costs what one made by NewTypedTool does.
 //
 // # Directives
 //

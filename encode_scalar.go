@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Most tool results are a number, a bool or a struct of a few such fields
@@ -29,8 +30,8 @@ type scalarEncoder struct {
 
 // scalarField is one encoded field of a struct.
 type scalarField struct {
-	index     int
-	name      string // `"name":`
+	offset    uintptr
+	name      string // `,"name":`: the comma is left out before the first field written
 	kind      reflect.Kind
 	omitEmpty bool
 }
@@ -73,7 +74,7 @@ func newScalarEncoder(t reflect.Type) *scalarEncoder {
 			return nil
 		}
 		names[name] = true
-		e.fields = append(e.fields, scalarField{index: i, name: `"` + name + `":`, kind: f.Type.Kind(), omitEmpty: opts == "omitempty"})
+		e.fields = append(e.fields, scalarField{offset: f.Offset, name: `,"` + name + `":`, kind: f.Type.Kind(), omitEmpty: opts == "omitempty"})
 	}
 	return e
 }
@@ -124,29 +125,33 @@ func bareName(name string) bool {
 }
 
 // text is the JSON of v, a value of e's type; ok is false for a value
-// encoding/json must write (or refuse): a NaN or an infinity.
+// encoding/json must write (or refuse): a NaN or an infinity. The value
+// is read where the interface holds it: none of e's types is
+// pointer-shaped, so an interface holds a pointer to the value, in its
+// second word.
 func (e *scalarEncoder) text(v any) (string, bool) {
-	rv := reflect.ValueOf(v)
+	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 	var buf [256]byte // on the stack unless the text is longer
 	b := buf[:0]
 	ok := true
 	if e.kind != reflect.Struct {
-		b, ok = appendScalar(b, rv, e.kind)
+		b, ok = appendScalar(b, p, e.kind)
 	} else {
 		b = append(b, '{')
 		first := true
 		for i := range e.fields {
 			f := &e.fields[i]
-			fv := rv.Field(f.index)
-			if f.omitEmpty && fv.IsZero() {
+			fp := unsafe.Add(p, f.offset)
+			if f.omitEmpty && scalarZero(fp, f.kind) {
 				continue
 			}
-			if !first {
-				b = append(b, ',')
+			if first {
+				b = append(b, f.name[1:]...)
+				first = false
+			} else {
+				b = append(b, f.name...)
 			}
-			first = false
-			b = append(b, f.name...)
-			if b, ok = appendScalar(b, fv, f.kind); !ok {
+			if b, ok = appendScalar(b, fp, f.kind); !ok {
 				break
 			}
 		}
@@ -155,22 +160,95 @@ func (e *scalarEncoder) text(v any) (string, bool) {
 	return string(b), ok
 }
 
-func appendScalar(b []byte, v reflect.Value, k reflect.Kind) ([]byte, bool) {
+// appendScalar appends the JSON of the value of kind k at p.
+func appendScalar(b []byte, p unsafe.Pointer, k reflect.Kind) ([]byte, bool) {
 	switch k {
 	case reflect.String:
-		return appendJSONString(b, v.String()), true
+		return appendJSONString(b, *(*string)(p)), true
 	case reflect.Bool:
-		return strconv.AppendBool(b, v.Bool()), true
+		return strconv.AppendBool(b, *(*bool)(p)), true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.AppendInt(b, v.Int(), 10), true
+		return appendInt(b, loadInt(p, k)), true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return strconv.AppendUint(b, v.Uint(), 10), true
+		return appendUint(b, loadUint(p, k)), true
 	case reflect.Float32:
-		return appendJSONFloat(b, v.Float(), 32)
+		return appendJSONFloat(b, float64(*(*float32)(p)), 32)
 	case reflect.Float64:
-		return appendJSONFloat(b, v.Float(), 64)
+		return appendJSONFloat(b, *(*float64)(p), 64)
 	}
 	return b, false
+}
+
+// scalarZero reports whether the value of kind k at p is its zero, as
+// omitempty means it.
+func scalarZero(p unsafe.Pointer, k reflect.Kind) bool {
+	switch k {
+	case reflect.String:
+		return len(*(*string)(p)) == 0
+	case reflect.Bool:
+		return !*(*bool)(p)
+	case reflect.Float32:
+		return *(*float32)(p) == 0
+	case reflect.Float64:
+		return *(*float64)(p) == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return loadUint(p, k) == 0
+	}
+	return loadInt(p, k) == 0
+}
+
+func loadInt(p unsafe.Pointer, k reflect.Kind) int64 {
+	switch k {
+	case reflect.Int8:
+		return int64(*(*int8)(p))
+	case reflect.Int16:
+		return int64(*(*int16)(p))
+	case reflect.Int32:
+		return int64(*(*int32)(p))
+	case reflect.Int64:
+		return *(*int64)(p)
+	}
+	return int64(*(*int)(p))
+}
+
+func loadUint(p unsafe.Pointer, k reflect.Kind) uint64 {
+	switch k {
+	case reflect.Uint8:
+		return uint64(*(*uint8)(p))
+	case reflect.Uint16:
+		return uint64(*(*uint16)(p))
+	case reflect.Uint32:
+		return uint64(*(*uint32)(p))
+	case reflect.Uint64:
+		return *(*uint64)(p)
+	case reflect.Uintptr:
+		return uint64(*(*uintptr)(p))
+	}
+	return uint64(*(*uint)(p))
+}
+
+// appendInt appends n in decimal, as strconv.AppendInt does.
+func appendInt(b []byte, n int64) []byte {
+	if n < 0 {
+		return appendUint(append(b, '-'), uint64(-n)) // -MinInt64 is itself, read unsigned
+	}
+	return appendUint(b, uint64(n))
+}
+
+// appendUint appends n in decimal, as strconv.AppendUint does: for the
+// small numbers results hold, without its general path.
+func appendUint(b []byte, n uint64) []byte {
+	if n < 10 {
+		return append(b, byte('0'+n))
+	}
+	var digits [20]byte
+	i := len(digits)
+	for n > 0 {
+		i--
+		digits[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, digits[i:]...)
 }
 
 // appendJSONFloat writes f as encoding/json does: the shortest text that
@@ -181,11 +259,11 @@ func appendJSONFloat(b []byte, f float64, bits int) ([]byte, bool) {
 		return b, false
 	}
 	abs := math.Abs(f)
-	if bits == 64 && abs < 1e15 && f == math.Trunc(f) && !math.Signbit(f) {
+	if bits == 64 && f >= 0 && f < 1e15 && f == float64(uint64(f)) && !math.Signbit(f) {
 		// A whole number: below 1e15 a float64 is exact to an eighth, so
 		// its shortest text is the integer's (and a strconv.AppendFloat
 		// takes about 50 ns more). Not -0, which keeps its sign.
-		return strconv.AppendInt(b, int64(f), 10), true
+		return appendUint(b, uint64(f)), true
 	}
 	format := byte('f')
 	if abs != 0 {
@@ -210,6 +288,9 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i = plainRun(s, i); i == len(s) { // most bytes: eight at a time
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= ' ' && c != '"' && c != '\\' {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/fatih/structtag"
 	"github.com/invopop/jsonschema"
@@ -925,6 +926,33 @@ func resultSchema(t reflect.Type, hint string) ([]byte, error) {
 // the regexp2 patterns). On failure it returns an *ArgumentError naming
 // every problem.
 func (p *paramSchema) decodeArgs(ctx context.Context, tool, args string, v reflect.Value) error {
+	if v.CanAddr() {
+		return p.decodeInto(ctx, tool, args, v.Addr().UnsafePointer())
+	}
+	return p.decodeValue(ctx, tool, args, v)
+}
+
+// decodeInto is decodeArgs for the zero struct at ptr, of the plan's type.
+// The flat plan reads what it can (flatdecode.go); whatever it gives up on
+// is read again, from a cleared struct, by the jsontext plan, which also
+// words every rejection.
+func (p *paramSchema) decodeInto(ctx context.Context, tool, args string, ptr unsafe.Pointer) error {
+	if f := p.plan.flat; f != nil && (p.patterns == nil || p.patterns.gate == nil) {
+		if f.decode(args, ptr) {
+			if p.fullCheck {
+				return p.explain(ctx, tool, args, nil)
+			}
+			return nil
+		}
+		v := reflect.NewAt(p.plan.typ, ptr).Elem()
+		v.SetZero()
+		return p.decodeValue(ctx, tool, args, v)
+	}
+	return p.decodeValue(ctx, tool, args, reflect.NewAt(p.plan.typ, ptr).Elem())
+}
+
+// decodeValue is decodeArgs with the jsontext plan alone.
+func (p *paramSchema) decodeValue(ctx context.Context, tool, args string, v reflect.Value) error {
 	// Only arguments that start with a space can be all spaces: a model's
 	// usual "{" skips the scan.
 	if args == "" || (args[0] <= ' ' || args[0] >= utf8.RuneSelf) && strings.TrimSpace(args) == "" {

@@ -42,6 +42,9 @@ type Tool struct {
 	// is a scalar or a struct of scalars (encode_scalar.go); nil otherwise.
 	resultEnc *scalarEncoder
 	strict    bool // sent in strict form, by a Strict agent
+	// generatedCall is set when invoke runs the func through its
+	// generated Call (gencall.go) rather than by reflection.
+	generatedCall bool
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.

@@ -21,7 +21,7 @@ const loopPrompt = "Book two seats from Lisbon to Oslo on 24 December."
 // then answers.
 func script(s *oniontest.Server) {
 	s.Add(
-		oniontest.ToolCalls(oniontest.Call("book_flight", flightJSON)),
+		oniontest.ToolCalls(oniontest.Call("book_flight", FlightJSON)),
 		oniontest.Text("Booked: LISOSL2026-12-24, 2 seats."),
 	)
 }

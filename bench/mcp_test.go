@@ -77,7 +77,7 @@ func BenchmarkMCPTool(b *testing.B) {
 }
 
 // callMCP connects a client to srv over in-memory transports and times
-// calls of its book_flight tool with flightJSON.
+// calls of its book_flight tool with FlightJSON.
 func callMCP(b *testing.B, srv *mcp.Server) {
 	b.Helper()
 	ctx := context.Background()
@@ -93,7 +93,7 @@ func callMCP(b *testing.B, srv *mcp.Server) {
 	}
 	defer cs.Close()
 
-	params := &mcp.CallToolParams{Name: "book_flight", Arguments: json.RawMessage(flightJSON)}
+	params := &mcp.CallToolParams{Name: "book_flight", Arguments: json.RawMessage(FlightJSON)}
 	// The first call, untimed, checks that every server sends the same text.
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {

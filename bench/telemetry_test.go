@@ -35,7 +35,7 @@ func BenchmarkTelemetry(b *testing.B) {
 // measured against the loop's own work alone.
 func BenchmarkTelemetryLoopOnly(b *testing.B) {
 	reply := []*onion.Response{
-		{Message: onion.Message{Role: onion.RoleAssistant, ToolCalls: []onion.ToolRequest{{ID: "call_1", Name: "book_flight", Arguments: flightJSON}}},
+		{Message: onion.Message{Role: onion.RoleAssistant, ToolCalls: []onion.ToolRequest{{ID: "call_1", Name: "book_flight", Arguments: FlightJSON}}},
 			FinishReason: "tool_calls"},
 		{Message: onion.Message{Role: onion.RoleAssistant, Content: "Booked."}, FinishReason: "stop"},
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 //go:generate go run gen.go
+//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 
 // FlightArgs are the four parameters of BookFlight.
 type FlightArgs struct {

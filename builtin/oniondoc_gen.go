@@ -2,7 +2,14 @@
 
 package builtin
 
-import "github.com/onionkit/onion/srcdoc"
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/srcdoc"
+)
 
 func init() {
 	srcdoc.Register(srcdoc.Package{
@@ -11,24 +18,164 @@ func init() {
 			{Name: "Tools", Doc: []string{"Tools returns the built-in tools for the named references, each with its", "defaults, in the order named: the narrowest set that does the job. A", "reference may stand for several tools:", "", "\t\"web_search\"  web_search, with the provider SearchFromEnv finds", "\t\"web_fetch\"   web_fetch", "\t\"todo\"        add, list, complete, remove on a fresh TodoList", "\t\"memory\"      remember, recall, forget, memories on an in-process Memory", "\t\"files\"       read_file, write_file, list_files, glob, grep, delete_file", "\t              confined to the current directory", "\t\"shell\"       run_command, asking for approval before every command", "\t\"browser\"     goto, page_text, click, type_text, screenshot, new_tab,", "\t              switch_tab, list_tabs, close_tab (Chromium starts on first use)", "", "The browser and web_fetch live in packages of their own, so that a", "program that does not use them does not build Chromium's protocol or an", `HTML parser: "browser" and "web_fetch" work once the program imports`, "github.com/onionkit/onion/builtin/browser or .../builtin/webfetch, even", `only for this (import _ "github.com/onionkit/onion/builtin/browser"), and`, "are an error saying so otherwise.", "", "A reference named twice counts once; an unknown one is an error naming", "the known ones. For other settings, call the constructors (NewTodoList,", "NewMemory, NewFiles, NewShell, NewWebSearch here; webfetch.NewWebFetch,", "browser.NewBrowser) and pass their results to the agent instead."}, Params: []string{"refs"}},
 			{Name: "toolsFor", Doc: []string{"toolsFor builds the tools of one reference with their defaults, and", "returns what they hold open, if anything."}, Params: []string{"ref"}},
 			{Name: "mustTool", Doc: []string{"mustTool returns the tool a constructor of this package built from its", "own func: the signature is ours, so an error is a bug, and it panics."}, Params: []string{"t", "err"}},
-			{Name: "MaxFileBytes", Doc: []string{"MaxFileBytes caps the size of a file that read_file returns, write_file", "writes or grep searches (default 256 KiB). Larger files are refused with an", "error that tells the model what to do instead."}, Params: []string{"n"}},
-			{Name: "MaxFileResults", Doc: []string{"MaxFileResults caps the lines that list_files, glob and grep return", "(default 200); what is cut is reported in the last line."}, Params: []string{"n"}},
+			{Name: "MaxFileBytes", Doc: []string{"MaxFileBytes caps the size of a file that read_file returns, write_file", "writes or grep searches (default 256 KiB). Larger files are refused with an", "error that tells the model what to do instead."}, Params: []string{"n"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(int64) FilesOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int64
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "MaxFileResults", Doc: []string{"MaxFileResults caps the lines that list_files, glob and grep return", "(default 200); what is cut is reported in the last line."}, Params: []string{"n"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(int) FilesOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "NewFiles", Doc: []string{"NewFiles confines the file tools to the directory root, which must exist.", "Close the Files when done (an agent given it through onion.ToolsFrom closes", "it when the agent is closed)."}, Params: []string{"root", "opts"}},
 			{Name: "Files.Close", Doc: []string{"Close releases the root directory; the tools fail after it."}},
-			{Name: "Files.ReadFile", Doc: []string{"ReadFile returns the whole content of a text file. Files over the size", "limit are refused: grep them for the lines you need instead.", "", `path: the file, relative to the workspace root, such as "src/main.go"`, "", "onion:intent read"}, Params: []string{"path"}},
+			{Name: "Files.ReadFile", Doc: []string{"ReadFile returns the whole content of a text file. Files over the size", "limit are refused: grep them for the lines you need instead.", "", `path: the file, relative to the workspace root, such as "src/main.go"`, "", "onion:intent read"}, Params: []string{"path"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.ReadFile(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "Files.readCapped", Doc: []string{"readCapped reads the regular file at the clean path p, failing if it", "holds more than f.maxBytes. Anything else — a named pipe, a device, a", "socket — is refused without reading: a pipe with no writer would block", "the call forever. The file is opened without blocking and then checked,", "so that what is read is what was checked, even if the path was swapped", "in between."}, Params: []string{"p"}},
 			{Name: "Files.readOpened", Doc: []string{"readOpened reads fh, opened from the path p, if it is a regular file of", "at most f.maxBytes."}, Params: []string{"fh", "p"}},
 			{Name: "notRegular", Doc: []string{"notRegular is the error for reading something that is not a file."}, Params: []string{"p", "mode"}},
-			{Name: "Files.WriteFile", Doc: []string{"WriteFile creates a file or replaces its whole content, creating missing", "parent directories. The new content appears at once, never half-written.", "", `path: the file, relative to the workspace root, such as "notes/plan.md"`, "content: the complete new content of the file", "", "onion:idempotent"}, Params: []string{"path", "content"}},
+			{Name: "Files.WriteFile", Doc: []string{"WriteFile creates a file or replaces its whole content, creating missing", "parent directories. The new content appears at once, never half-written.", "", `path: the file, relative to the workspace root, such as "notes/plan.md"`, "content: the complete new content of the file", "", "onion:idempotent"}, Params: []string{"path", "content"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						r, err := f.WriteFile(a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						r, err := f(a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "Files.writeAtomic", Doc: []string{"writeAtomic writes data to a new temporary file in dir and renames it over", "p, all through the root so that neither step can leave it. A new file gets", "0644 less the umask; a replaced one keeps its mode keep."}, Params: []string{"p", "dir", "data", "keep"}},
-			{Name: "Files.ListFiles", Doc: []string{`ListFiles lists a directory: one entry a line, directories ending in "/",`, "files with their size in bytes.", "", `path: the directory, relative to the workspace root; "" or "." for the root itself`, "", "onion:intent read"}, Params: []string{"path"}},
-			{Name: "Files.DeleteFile", Doc: []string{"DeleteFile deletes a file, or a directory that is empty.", "", "path: the file or empty directory, relative to the workspace root", "", "onion:intent delete"}, Params: []string{"path"}},
+			{Name: "Files.ListFiles", Doc: []string{`ListFiles lists a directory: one entry a line, directories ending in "/",`, "files with their size in bytes.", "", `path: the directory, relative to the workspace root; "" or "." for the root itself`, "", "onion:intent read"}, Params: []string{"path"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.ListFiles(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Files.DeleteFile", Doc: []string{"DeleteFile deletes a file, or a directory that is empty.", "", "path: the file or empty directory, relative to the workspace root", "", "onion:intent delete"}, Params: []string{"path"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.DeleteFile(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "Files.clean", Doc: []string{"clean checks a path the model gave and returns it cleaned. It refuses what", "os.Root would refuse anyway, but with an error the model can act on."}, Params: []string{"op", "p", "emptyIsRoot"}},
 			{Name: "Files.fail", Doc: []string{"fail turns an error from the root into one the model can act on: a plain", `sentence, without the system call that failed ("statat", "openat"), which`, "errors.Is and errors.As still find underneath."}, Params: []string{"op", "p", "err"}},
 			{Name: "fileError.Error"},
 			{Name: "fileError.Unwrap"},
 			{Name: "byteCount", Doc: []string{`byteCount says n bytes in words: "1 byte", "7 bytes".`}, Params: []string{"n"}},
-			{Name: "Files.Glob", Doc: []string{"Glob finds files and directories whose path matches a pattern, one a line,", "sorted. The pattern uses * (any characters except /), ? (one character),", `[abc] (one of a set), and ** (any number of directories, as in "**/*.go").`, ".git directories are skipped unless the pattern names .git.", "", `pattern: the pattern, relative to the workspace root, such as "src/*.go" or "**/*_test.go"`, "", "onion:intent read"}, Params: []string{"ctx", "pattern"}},
+			{Name: "Files.Glob", Doc: []string{"Glob finds files and directories whose path matches a pattern, one a line,", "sorted. The pattern uses * (any characters except /), ? (one character),", `[abc] (one of a set), and ** (any number of directories, as in "**/*.go").`, ".git directories are skipped unless the pattern names .git.", "", `pattern: the pattern, relative to the workspace root, such as "src/*.go" or "**/*_test.go"`, "", "onion:intent read"}, Params: []string{"ctx", "pattern"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.Glob(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "globWalk.dir", Doc: []string{"dir visits the entries of d, whose path from the root matched the pattern", "up to the states in at, and closes d."}, Params: []string{"d", "at"}},
 			{Name: "globWalk.skipsGit", Doc: []string{"skipsGit reports whether an entry called name is skipped if it is a", "directory."}, Params: []string{"name"}},
 			{Name: "globWalk.add", Doc: []string{"add keeps the entry name of the directory being read as a match, or", "counts it once max are kept."}, Params: []string{"name"}},
@@ -46,7 +193,33 @@ func init() {
 			{Name: "walkBudget.release", Doc: []string{"release closes a directory that descend opened."}, Params: []string{"d"}},
 			{Name: "joinPath", Doc: []string{"joinPath joins the names of a walk's path from the root to one entry."}, Params: []string{"dirs", "name"}},
 			{Name: "joinCapped", Doc: []string{"joinCapped joins lines, saying how many more were found than shown and,", "if the walk was cut, why and what to do."}, Params: []string{"lines", "more", "cut", "what", "fix"}},
-			{Name: "Files.Grep", Doc: []string{"Grep searches text files for lines matching a regular expression and", `returns them as "path:line: text", one match a line. Binary files, files`, "over the size limit and .git directories are skipped.", "", `pattern: a Go (RE2) regular expression, such as "func \w+\(" ; add (?i) to ignore case`, `path: a file or directory to search, relative to the workspace root; "" or "." for everything`, "", "onion:intent read"}, Params: []string{"ctx", "pattern", "path"}},
+			{Name: "Files.Grep", Doc: []string{"Grep searches text files for lines matching a regular expression and", `returns them as "path:line: text", one match a line. Binary files, files`, "over the size limit and .git directories are skipped.", "", `pattern: a Go (RE2) regular expression, such as "func \w+\(" ; add (?i) to ignore case`, `path: a file or directory to search, relative to the workspace root; "" or "." for everything`, "", "onion:intent read"}, Params: []string{"ctx", "pattern", "path"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Files:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						r, err := f.Grep(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						r, err := f(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "grepWalk.dir", Doc: []string{"dir greps the files under d, in the order of their paths, and closes d."}, Params: []string{"d"}},
 			{Name: "grepWalk.down", Doc: []string{"down greps the directory child, named name in the directory being read."}, Params: []string{"child", "name"}},
 			{Name: "grepWalk.files", Doc: []string{"files greps the regular files among names, in d."}, Params: []string{"d", "names", "modes"}},
@@ -60,11 +233,94 @@ func init() {
 			{Name: "walkDir.openat", Params: []string{"name", "flags"}},
 			{Name: "walkDir.Close", Doc: []string{"Close closes the directory."}},
 			{Name: "ignoringEINTR", Doc: []string{"ignoringEINTR calls fn again while it fails with EINTR, as package os", "does for its own system calls."}, Params: []string{"fn"}},
-			{Name: "NewMemory", Doc: []string{"NewMemory opens the memory stored in the JSON file at path, or an empty one", "if the file does not exist yet (it is created on the first change). With", `path "" the memory lives in this process only. A file that is not a JSON`, "object of strings, or holds keys or values over the limits the tools", "keep (keys of 200 bytes, values of 4 KiB, 1000 keys), is an error: it is", "never overwritten, so fix or move it. Changes are made under a lock on", `the file path+".lock", which is created next to it and left there.`}, Params: []string{"path"}},
-			{Name: "Memory.Remember", Doc: []string{"Remember stores a value under a key, replacing what the key held before.", "Keep one fact per key so that it can be recalled or forgotten on its own.", "", `key: a short name for the fact, such as "user.name" or "project.language"`, "value: the fact itself, in plain text", "", "onion:idempotent"}, Params: []string{"key", "value"}},
-			{Name: "Memory.Recall", Doc: []string{"Recall returns the value stored under a key.", "", "key: the key the value was remembered under", "", "onion:intent read"}, Params: []string{"key"}},
-			{Name: "Memory.Forget", Doc: []string{"Forget deletes a key and its value from memory.", "", "key: the key to delete", "", "onion:intent delete"}, Params: []string{"key"}},
-			{Name: "Memory.Memories", Doc: []string{"Memories returns every stored key with its value. Call it to see what is", "known before recalling or remembering.", "", "onion:intent read"}},
+			{Name: "NewMemory", Doc: []string{"NewMemory opens the memory stored in the JSON file at path, or an empty one", "if the file does not exist yet (it is created on the first change). With", `path "" the memory lives in this process only. A file that is not a JSON`, "object of strings, or holds keys or values over the limits the tools", "keep (keys of 200 bytes, values of 4 KiB, 1000 keys), is an error: it is", "never overwritten, so fix or move it. Changes are made under a lock on", `the file path+".lock", which is created next to it and left there.`}, Params: []string{"path"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(string) (*Memory, error)); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Memory.Remember", Doc: []string{"Remember stores a value under a key, replacing what the key held before.", "Keep one fact per key so that it can be recalled or forgotten on its own.", "", `key: a short name for the fact, such as "user.name" or "project.language"`, "value: the fact itself, in plain text", "", "onion:idempotent"}, Params: []string{"key", "value"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Memory:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						return nil, f.Remember(a.P0, a.P1)
+					})
+				case func(string, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						return nil, f(a.P0, a.P1)
+					})
+				}
+				return nil
+			}},
+			{Name: "Memory.Recall", Doc: []string{"Recall returns the value stored under a key.", "", "key: the key the value was remembered under", "", "onion:intent read"}, Params: []string{"key"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Memory:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.Recall(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Memory.Forget", Doc: []string{"Forget deletes a key and its value from memory.", "", "key: the key to delete", "", "onion:intent delete"}, Params: []string{"key"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Memory:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f.Forget(a.P0)
+					})
+				case func(string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f(a.P0)
+					})
+				}
+				return nil
+			}},
+			{Name: "Memory.Memories", Doc: []string{"Memories returns every stored key with its value. Call it to see what is", "known before recalling or remembering.", "", "onion:intent read"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Memory:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						return f.Memories(), nil
+					})
+				case func() map[string]string:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						return f(), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "Memory.change", Doc: []string{"change applies fn to the memory as it is now — for a file, to what the", "file holds, read under its lock — and keeps the result if fn reports a", "change: for a file, it is written before the lock is let go."}, Params: []string{"fn"}},
 			{Name: "Memory.refresh", Doc: []string{"refresh rereads the file, if any, under a shared lock. m.mu is held."}},
 			{Name: "loadMemory", Doc: []string{"loadMemory reads the memory file at path and checks it holds what the", "tools could have stored. A missing or empty file is an empty memory."}, Params: []string{"path"}},
@@ -76,21 +332,152 @@ func init() {
 			{Name: "lockMemoryFile", Doc: []string{"lockMemoryFile locks the memory file at path, exclusively to change it", "or shared to read it, and returns the func that lets go. The lock is", `flock(2) on path+".lock": the memory file itself is replaced on every`, "change, so a lock on it would be on a file that is gone. Locks of", "separate opens conflict, so two Memory values of one process exclude", "each other as two processes do. With the directory missing, the error", "wraps fs.ErrNotExist."}, Params: []string{"path", "exclusive"}},
 			{Name: "Brave", Doc: []string{"Brave returns a provider that searches with the Brave Search API,", "GET https://api.search.brave.com/res/v1/web/search?q=...&count=N, with", "apiKey in the X-Subscription-Token header."}, Params: []string{"apiKey", "opts"}},
 			{Name: "brave.String", Doc: []string{"String keeps the API key out of logs that print the provider."}},
-			{Name: "brave.Search", Params: []string{"ctx", "query", "max"}},
+			{Name: "brave.Search", Params: []string{"ctx", "query", "max"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *brave:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f.Search(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string, int) ([]SearchResult, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "DuckDuckGo", Doc: []string{"DuckDuckGo returns a provider that reads DuckDuckGo's HTML results page,", "GET https://html.duckduckgo.com/html/?q=... It needs no key, but it is a", "page for people, not an API: DuckDuckGo may change it or turn automated", "searches away. It is only used when asked for; SearchFromEnv never picks", "it."}, Params: []string{"opts"}},
-			{Name: "duckDuckGo.Search", Params: []string{"ctx", "query", "max"}},
+			{Name: "duckDuckGo.Search", Params: []string{"ctx", "query", "max"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *duckDuckGo:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f.Search(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string, int) ([]SearchResult, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "ddgResult", Doc: []string{"ddgResult reads one div.result block: the title link a.result__a, whose", "href is a //duckduckgo.com/l/?uddg=<target> redirect, and the snippet", ".result__snippet. Ads are skipped."}, Params: []string{"div"}},
 			{Name: "ddgTarget", Doc: []string{"ddgTarget decodes a result link: //duckduckgo.com/l/?uddg=<target>", `becomes the target. Ad links (/y.js) and anything not http(s) give "".`}, Params: []string{"href"}},
 			{Name: "webHTMLHasClass", Params: []string{"n", "class"}},
 			{Name: "webHTMLAttr", Params: []string{"n", "key"}},
 			{Name: "SearXNG", Doc: []string{"SearXNG returns a provider that searches a SearXNG instance at baseURL", "(for example http://localhost:8080) through its JSON API,", "GET {baseURL}/search?q=...&format=json. The instance must allow the json", "format (search.formats in its settings.yml)."}, Params: []string{"baseURL", "opts"}},
-			{Name: "searxng.Search", Params: []string{"ctx", "query", "max"}},
+			{Name: "searxng.Search", Params: []string{"ctx", "query", "max"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *searxng:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f.Search(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string, int) ([]SearchResult, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "Tavily", Doc: []string{"Tavily returns a provider that searches with the Tavily API,", "POST https://api.tavily.com/search with a JSON body and apiKey as a", "bearer token."}, Params: []string{"apiKey", "opts"}},
 			{Name: "tavily.String", Doc: []string{"String keeps the API key out of logs that print the provider."}},
-			{Name: "tavily.Search", Params: []string{"ctx", "query", "max"}},
-			{Name: "ShellTimeout", Doc: []string{"ShellTimeout sets how long one command may run (default 30 s). When the", "time is up the command and every process it started are killed, and the", "tool returns an error holding the output so far."}, Params: []string{"d"}},
-			{Name: "ShellDir", Doc: []string{"ShellDir sets the working directory commands run in (default: the current", "directory of the process)."}, Params: []string{"dir"}},
-			{Name: "ShellMaxOutput", Doc: []string{"ShellMaxOutput caps the output returned to the model, in bytes (default", "64 KiB). Longer output keeps its beginning and its end, with a marker", "saying how much was cut between them."}, Params: []string{"n"}},
+			{Name: "tavily.Search", Params: []string{"ctx", "query", "max"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *tavily:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f.Search(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string, int) ([]SearchResult, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 int
+					}) (any, error) {
+						r, err := f(ctx, a.P0, a.P1)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "ShellTimeout", Doc: []string{"ShellTimeout sets how long one command may run (default 30 s). When the", "time is up the command and every process it started are killed, and the", "tool returns an error holding the output so far."}, Params: []string{"d"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(time.Duration) ShellOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 time.Duration
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "ShellDir", Doc: []string{"ShellDir sets the working directory commands run in (default: the current", "directory of the process)."}, Params: []string{"dir"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(string) ShellOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "ShellMaxOutput", Doc: []string{"ShellMaxOutput caps the output returned to the model, in bytes (default", "64 KiB). Longer output keeps its beginning and its end, with a marker", "saying how much was cut between them."}, Params: []string{"n"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(int) ShellOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "ReadOnlyCommands", Doc: []string{"ReadOnlyCommands lets commands whose first word is one of names run without", "asking for approval, as long as the command line holds none of the shell", "characters ; | & ` $ ( ) > < or a newline. List only programs that cannot", `change anything whatever their arguments, such as "ls", "pwd", "wc" or`, `"cat". Many that look harmless are not: "date -s" sets the clock, "find`, `-delete" deletes, "sed -i" edits, "git" can push, and "env", "xargs",`, `"nice" or "timeout" run any program they are given. A read-only command`, "still reads whatever this process may read: the environment it sees", "holds only variables allowed by name (see ShellPassEnv), but files can", "hold secrets."}, Params: []string{"names"}},
 			{Name: "ShellPassEnv", Doc: []string{"ShellPassEnv passes the named environment variables of this process to", "commands. By default commands see only PATH, HOME, USER, LOGNAME, SHELL,", "TMPDIR, TZ, TERM, LANG, LANGUAGE, the LC_ variables and SSL_CERT_FILE", "and SSL_CERT_DIR of this process's environment: whatever else it holds,", "the agent's own credentials with it (OPENAI_API_KEY, DATABASE_URL,", "CI_JOB_JWT, SLACK_WEBHOOK_URL…), is not the model's to read. A command", "that needs more, GOPATH or a proxy say, gets it through this option or", "ShellEnv."}, Params: []string{"names"}},
 			{Name: "ShellEnv", Doc: []string{`ShellEnv sets environment variables for commands, each "NAME=value",`, `over what they inherit; entries without "=" are ignored.`}, Params: []string{"vars"}},
@@ -107,22 +494,151 @@ func init() {
 			{Name: "startContained", Doc: []string{"startContained starts /bin/sh -c command, with the process newCmd makes", "for the argument list it is given, in the best container this process", "may create, and returns it. A way is given up for good only once a later", "one has started: an error every way meets (a command or directory the", "kernel rejects) must not leave later commands less contained."}, Params: []string{"command", "newCmd"}},
 			{Name: "containAttrs", Doc: []string{"containAttrs returns the process attributes of one way of containing."}, Params: []string{"mode"}},
 			{Name: "namespaceRefused", Doc: []string{"namespaceRefused reports whether Start failed because the namespace could", "not be made, rather than for a reason every way would meet."}, Params: []string{"err"}},
-			{Name: "NewTodoList", Doc: []string{"NewTodoList returns an empty task list; give it to onion.ToolsFrom or", `builtin.Tools("todo") to hand it to an agent.`}},
-			{Name: "TodoList.Add", Doc: []string{"Add puts a new task on the todo list and returns it with its id. Use it to", "plan a multi-step job before starting, one task per step.", "", "text: what is to be done, in one short sentence", "", "onion:additive"}, Params: []string{"text"}},
-			{Name: "TodoList.List", Doc: []string{"List returns every task on the todo list, done or not, in the order they", "were added.", "", "onion:intent read"}},
-			{Name: "TodoList.Complete", Doc: []string{"Complete marks a task on the todo list as done and returns it. Completing a", "task that is already done changes nothing.", "", "id: the id of the task, as returned by add or list", "", "onion:idempotent"}, Params: []string{"id"}},
-			{Name: "TodoList.Remove", Doc: []string{"Remove deletes a task from the todo list, done or not, and says which.", "", "id: the id of the task, as returned by add or list", "", "onion:intent delete"}, Params: []string{"id"}},
+			{Name: "NewTodoList", Doc: []string{"NewTodoList returns an empty task list; give it to onion.ToolsFrom or", `builtin.Tools("todo") to hand it to an agent.`}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func() *TodoList); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						return f(), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "TodoList.Add", Doc: []string{"Add puts a new task on the todo list and returns it with its id. Use it to", "plan a multi-step job before starting, one task per step.", "", "text: what is to be done, in one short sentence", "", "onion:additive"}, Params: []string{"text"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *TodoList:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.Add(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(string) (Item, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "TodoList.List", Doc: []string{"List returns every task on the todo list, done or not, in the order they", "were added.", "", "onion:intent read"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *TodoList:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						return f.List(), nil
+					})
+				case func() []Item:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						return f(), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "TodoList.Complete", Doc: []string{"Complete marks a task on the todo list as done and returns it. Completing a", "task that is already done changes nothing.", "", "id: the id of the task, as returned by add or list", "", "onion:idempotent"}, Params: []string{"id"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *TodoList:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						r, err := f.Complete(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(int) (Item, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "TodoList.Remove", Doc: []string{"Remove deletes a task from the todo list, done or not, and says which.", "", "id: the id of the task, as returned by add or list", "", "onion:intent delete"}, Params: []string{"id"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *TodoList:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						r, err := f.Remove(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(int) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int
+					}) (any, error) {
+						r, err := f(a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
 			{Name: "TodoList.find", Doc: []string{"find returns the index of the item with the given id. l.mu must be held."}, Params: []string{"id"}},
-			{Name: "SearchFromEnv", Doc: []string{"SearchFromEnv chooses a provider from the environment: SearXNG at", "SEARXNG_URL, else Brave with BRAVE_API_KEY, else Tavily with", "TAVILY_API_KEY. With none set it returns ErrNoSearchProvider.", "DuckDuckGo is never chosen here; ask for it with DuckDuckGo()."}},
-			{Name: "SearchEndpoint", Doc: []string{"SearchEndpoint points a provider at another server: the scheme, host and", "optional path prefix that replace the provider's public one (for", "example a test server's URL). The provider's own path, such as", "/res/v1/web/search for Brave, is appended. For SearXNG it replaces the", "base URL."}, Params: []string{"baseURL"}},
-			{Name: "SearchHTTPClient", Doc: []string{"SearchHTTPClient sets the HTTP client a provider uses. The default is a", "client with a 30 second timeout over http.DefaultTransport."}, Params: []string{"client"}},
+			{Name: "SearchFromEnv", Doc: []string{"SearchFromEnv chooses a provider from the environment: SearXNG at", "SEARXNG_URL, else Brave with BRAVE_API_KEY, else Tavily with", "TAVILY_API_KEY. With none set it returns ErrNoSearchProvider.", "DuckDuckGo is never chosen here; ask for it with DuckDuckGo()."}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func() (SearchProvider, error)); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						r, err := f()
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "SearchEndpoint", Doc: []string{"SearchEndpoint points a provider at another server: the scheme, host and", "optional path prefix that replace the provider's public one (for", "example a test server's URL). The provider's own path, such as", "/res/v1/web/search for Brave, is appended. For SearXNG it replaces the", "base URL."}, Params: []string{"baseURL"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(string) SearchOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "SearchHTTPClient", Doc: []string{"SearchHTTPClient sets the HTTP client a provider uses. The default is a", "client with a 30 second timeout over http.DefaultTransport."}, Params: []string{"client"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(*http.Client) SearchOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 *http.Client
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "newSearchConfig", Params: []string{"name", "base", "opts"}},
 			{Name: "searchConfig.do", Doc: []string{"do sends req and returns the body of a 200 answer; any other status is", "an error naming the provider, the status and what to do. keyHint tells", `how to fix a refused credential ("check BRAVE_API_KEY").`}, Params: []string{"req", "keyHint"}},
 			{Name: "searchErrorDetail", Doc: []string{"searchErrorDetail pulls a short message out of an error body: the usual JSON", "error fields, else the start of the text."}, Params: []string{"body"}},
 			{Name: "searchCleanText", Doc: []string{"searchCleanText turns an HTML fragment (Brave and DuckDuckGo mark matches with", "<strong> or <b>) into plain text on one line, cut at max runes."}, Params: []string{"s", "max"}},
 			{Name: "searchClip", Doc: []string{"searchClip collapses white space and cuts s at max runes, marking the cut."}, Params: []string{"s", "max"}},
 			{Name: "keepResults", Doc: []string{"keepResults trims results to max and drops those without a URL. Titles and", "snippets are put on one line and clipped; with markup set they are HTML", "fragments, reduced to their text."}, Params: []string{"results", "max", "markup"}},
-			{Name: "NewWebSearch", Doc: []string{"NewWebSearch returns the web_search tool (intent read): it searches the", "web with provider and returns a list of {title, url, snippet}, at most", "max_results (default 5, at most 20). With a nil provider the tool still", "exists, and every call fails with ErrNoSearchProvider, telling the model", "(and whoever reads the transcript) which variables to set. Use", "SearchFromEnv to pick a provider from the environment."}, Params: []string{"provider"}},
+			{Name: "NewWebSearch", Doc: []string{"NewWebSearch returns the web_search tool (intent read): it searches the", "web with provider and returns a list of {title, url, snippet}, at most", "max_results (default 5, at most 20). With a nil provider the tool still", "exists, and every call fails with ErrNoSearchProvider, telling the model", "(and whoever reads the transcript) which variables to set. Use", "SearchFromEnv to pick a provider from the environment."}, Params: []string{"provider"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(SearchProvider) *onion.Tool); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 SearchProvider
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "webSearcher.webSearch", Doc: []string{"webSearch is the tool's function."}, Params: []string{"ctx", "args"}},
 			{Name: "contentResults", Doc: []string{"contentResults reads the answer shape SearXNG and Tavily share:", `{"results": [{"title", "url", "content"}]}.`}, Params: []string{"provider", "body", "max"}},
 		},

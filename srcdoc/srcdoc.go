@@ -1,6 +1,7 @@
 // Package srcdoc holds what Go source says about a package — doc comments,
 // parameter names, struct field docs and enum values — in a form that can be
-// compiled into a binary.
+// compiled into a binary, and the generated Calls that run its funcs
+// without reflection.
 //
 // Reflection gives a tool's types but not its parameter names or docs; those
 // live only in the source. When a binary runs where its source is not, the
@@ -18,7 +19,11 @@
 // cannot change a tool's description, intent or approval.
 package srcdoc
 
-import "sync"
+import (
+	"context"
+	"reflect"
+	"sync"
+)
 
 // Package is what the source says about one Go package.
 type Package struct {
@@ -39,7 +44,39 @@ type Func struct {
 	// Params are the parameter names in order, the receiver excluded; an
 	// unnamed or "_" parameter is "".
 	Params []string
+	// Call, which the generator writes for exported funcs and methods of
+	// the shapes a tool has, makes of a value the Call that runs the func
+	// without reflection: for a func, the func itself; for a method, a
+	// pointer to its receiver or its bound method value. It returns nil for
+	// a value of another type, as when the source has changed since the
+	// file was generated. The source's facts never carry it.
+	Call func(fn any) *Call `json:"-"`
 }
+
+// A Call runs one func with arguments held in a struct: the func's own
+// struct argument, or a struct whose fields are its parameters after a
+// context.Context, in order. onion decodes a model's arguments into the
+// struct and calls the func through it, where it would otherwise call it
+// by reflection.
+type Call struct {
+	args   reflect.Type
+	invoke func(ctx context.Context, args any) (any, error)
+}
+
+// NewCall makes the Call of fn, which runs the func with the arguments in
+// *args and returns its result (nil when it has none, or when it failed)
+// and its error. Generated code calls it.
+func NewCall[A any](fn func(ctx context.Context, args *A) (any, error)) *Call {
+	return &Call{args: reflect.TypeFor[A](), invoke: func(ctx context.Context, args any) (any, error) {
+		return fn(ctx, args.(*A))
+	}}
+}
+
+// Args is the struct type A of the arguments.
+func (c *Call) Args() reflect.Type { return c.args }
+
+// Invoke runs the func; args is a pointer to a struct of type Args.
+func (c *Call) Invoke(ctx context.Context, args any) (any, error) { return c.invoke(ctx, args) }
 
 // Type is what the source says about a named type.
 type Type struct {

@@ -2,25 +2,222 @@
 
 package browser
 
-import "github.com/onionkit/onion/srcdoc"
+import (
+	"context"
+	"time"
+
+	"github.com/onionkit/onion/srcdoc"
+)
 
 func init() {
 	srcdoc.Register(srcdoc.Package{
 		Path: "github.com/onionkit/onion/builtin/browser",
 		Funcs: []srcdoc.Func{
-			{Name: "BrowserTimeout", Doc: []string{"BrowserTimeout bounds every call of a Browser, including Chromium's start", "on the first one (default 30 s)."}, Params: []string{"d"}},
+			{Name: "BrowserTimeout", Doc: []string{"BrowserTimeout bounds every call of a Browser, including Chromium's start", "on the first one (default 30 s)."}, Params: []string{"d"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(time.Duration) BrowserOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 time.Duration
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "BrowserAllowAddresses", Doc: []string{"BrowserAllowAddresses admits addresses the policy refuses by default —", "private, loopback, link-local — for pages and everything they load. Tests", "pass 127.0.0.0/8 to reach httptest servers; give an intranet range only if", "the model may browse it."}, Params: []string{"prefixes"}},
-			{Name: "BrowserScreenshotDir", Doc: []string{"BrowserScreenshotDir is the directory screenshot writes into; its path", "argument is relative to it and cannot leave it. The default is the working", "directory."}, Params: []string{"dir"}},
+			{Name: "BrowserScreenshotDir", Doc: []string{"BrowserScreenshotDir is the directory screenshot writes into; its path", "argument is relative to it and cannot leave it. The default is the working", "directory."}, Params: []string{"dir"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(string) BrowserOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "NewBrowser", Doc: []string{"NewBrowser returns a Browser; nothing starts until its first call. Give it", "to onion.ToolsFrom or an agent, and Close it when done."}, Params: []string{"opts"}},
-			{Name: "Browser.Goto", Doc: []string{"Goto opens a web page in the current tab, waits for it to load, and returns", "its title. An HTTP error status is added after the title, as in", `"Not Found (HTTP 404)". Only public internet addresses can be reached.`, "", "url: the absolute http:// or https:// address to open"}, Params: []string{"ctx", "url"}},
-			{Name: "Browser.PageText", Doc: []string{"PageText returns the visible text of the current page, or of one element", "of it (for a form field, its current value). Long text is cut, with a note", "saying so at the end; ask for a narrower element then.", "", `selector: a CSS selector such as "main", "#results" or "table.prices"; "" or "body" for the whole page`, "", "onion:intent read"}, Params: []string{"ctx", "selector"}},
-			{Name: "Browser.Click", Doc: []string{"Click clicks an element of the current page with the mouse. If the click", "opens another page, Click waits for it to load.", "", `selector: a CSS selector for the element, such as "#submit", "button.buy" or "a[href='/next']"`}, Params: []string{"ctx", "selector"}},
-			{Name: "Browser.TypeText", Doc: []string{"TypeText types text into a field of the current page, replacing what it", "held, as a user would with the keyboard. A line break in the text presses", "Enter, which submits most forms; TypeText then waits for the next page.", "", `selector: a CSS selector for the field, such as "#search", "input[name=q]" or "textarea"`, "text: what to type"}, Params: []string{"ctx", "selector", "text"}},
-			{Name: "Browser.Screenshot", Doc: []string{"Screenshot saves a PNG picture of what the current tab shows (the visible", "part of the page) and returns where it was saved; you are shown the", "picture too.", "", `path: the file to write, relative to the screenshot directory, such as "home.png"; ".png" is added if it has no extension`}, Params: []string{"ctx", "path"}},
-			{Name: "Browser.NewTab", Doc: []string{"NewTab opens a new, empty tab and makes it the current one; goto then", `loads a page into it. The first tab, opened by the first call, is "main".`, "", `name: a short name for the tab, used by switch_tab and close_tab, such as "docs"`}, Params: []string{"ctx", "name"}},
-			{Name: "Browser.SwitchTab", Doc: []string{"SwitchTab makes another open tab the current one: goto, page_text, click,", "type_text and screenshot act on it from then on.", "", "name: the tab's name, as list_tabs shows it"}, Params: []string{"ctx", "name"}},
-			{Name: "Browser.ListTabs", Doc: []string{"ListTabs lists the open tabs: name, address, title, and which one is", "current.", "", "onion:intent read"}, Params: []string{"ctx"}},
-			{Name: "Browser.CloseTab", Doc: []string{"CloseTab closes an open tab. If it was the current tab, the tab opened", "most recently before it becomes current.", "", "name: the tab's name, as list_tabs shows it"}, Params: []string{"ctx", "name"}},
+			{Name: "Browser.Goto", Doc: []string{"Goto opens a web page in the current tab, waits for it to load, and returns", "its title. An HTTP error status is added after the title, as in", `"Not Found (HTTP 404)". Only public internet addresses can be reached.`, "", "url: the absolute http:// or https:// address to open"}, Params: []string{"ctx", "url"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.Goto(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.PageText", Doc: []string{"PageText returns the visible text of the current page, or of one element", "of it (for a form field, its current value). Long text is cut, with a note", "saying so at the end; ask for a narrower element then.", "", `selector: a CSS selector such as "main", "#results" or "table.prices"; "" or "body" for the whole page`, "", "onion:intent read"}, Params: []string{"ctx", "selector"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.PageText(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.Click", Doc: []string{"Click clicks an element of the current page with the mouse. If the click", "opens another page, Click waits for it to load.", "", `selector: a CSS selector for the element, such as "#submit", "button.buy" or "a[href='/next']"`}, Params: []string{"ctx", "selector"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f.Click(ctx, a.P0)
+					})
+				case func(context.Context, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f(ctx, a.P0)
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.TypeText", Doc: []string{"TypeText types text into a field of the current page, replacing what it", "held, as a user would with the keyboard. A line break in the text presses", "Enter, which submits most forms; TypeText then waits for the next page.", "", `selector: a CSS selector for the field, such as "#search", "input[name=q]" or "textarea"`, "text: what to type"}, Params: []string{"ctx", "selector", "text"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						return nil, f.TypeText(ctx, a.P0, a.P1)
+					})
+				case func(context.Context, string, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+						P1 string
+					}) (any, error) {
+						return nil, f(ctx, a.P0, a.P1)
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.Screenshot", Doc: []string{"Screenshot saves a PNG picture of what the current tab shows (the visible", "part of the page) and returns where it was saved; you are shown the", "picture too.", "", `path: the file to write, relative to the screenshot directory, such as "home.png"; ".png" is added if it has no extension`}, Params: []string{"ctx", "path"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f.Screenshot(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context, string) (string, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						r, err := f(ctx, a.P0)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.NewTab", Doc: []string{"NewTab opens a new, empty tab and makes it the current one; goto then", `loads a page into it. The first tab, opened by the first call, is "main".`, "", `name: a short name for the tab, used by switch_tab and close_tab, such as "docs"`}, Params: []string{"ctx", "name"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f.NewTab(ctx, a.P0)
+					})
+				case func(context.Context, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f(ctx, a.P0)
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.SwitchTab", Doc: []string{"SwitchTab makes another open tab the current one: goto, page_text, click,", "type_text and screenshot act on it from then on.", "", "name: the tab's name, as list_tabs shows it"}, Params: []string{"ctx", "name"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f.SwitchTab(ctx, a.P0)
+					})
+				case func(context.Context, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f(ctx, a.P0)
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.ListTabs", Doc: []string{"ListTabs lists the open tabs: name, address, title, and which one is", "current.", "", "onion:intent read"}, Params: []string{"ctx"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						r, err := f.ListTabs(ctx)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				case func(context.Context) ([]Tab, error):
+					return srcdoc.NewCall(func(ctx context.Context, a *struct{}) (any, error) {
+						r, err := f(ctx)
+						if err != nil {
+							return nil, err
+						}
+						return r, nil
+					})
+				}
+				return nil
+			}},
+			{Name: "Browser.CloseTab", Doc: []string{"CloseTab closes an open tab. If it was the current tab, the tab opened", "most recently before it becomes current.", "", "name: the tab's name, as list_tabs shows it"}, Params: []string{"ctx", "name"}, Call: func(fn any) *srcdoc.Call {
+				switch f := fn.(type) {
+				case *Browser:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f.CloseTab(ctx, a.P0)
+					})
+				case func(context.Context, string) error:
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return nil, f(ctx, a.P0)
+					})
+				}
+				return nil
+			}},
 			{Name: "Browser.Close", Doc: []string{"Close shuts Chromium down, removes its profile directory and stops the", "proxy. It is safe to call more than once; later calls do nothing, and", "every other method then fails."}},
 			{Name: "Browser.act", Doc: []string{"act runs fn on the current tab with the browser's bounds, starting", "Chromium and opening the first tab if need be. Its errors begin with op;", "when the call's time or context ran out, they say that instead of what", "chromedp made of it."}, Params: []string{"ctx", "op", "fn"}},
 			{Name: "Browser.bound", Doc: []string{"bound returns a context below parent that ends, with the reason as its", "cause, when ctx ends, when Close begins or when the browser's timeout", "passes. done releases it. chromedp binds a tab or a browser to the context", "of its first action, so only later actions may run on such a context."}, Params: []string{"ctx", "parent"}},

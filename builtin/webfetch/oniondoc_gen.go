@@ -2,16 +2,48 @@
 
 package webfetch
 
-import "github.com/onionkit/onion/srcdoc"
+import (
+	"context"
+	"time"
+
+	"github.com/onionkit/onion/srcdoc"
+)
 
 func init() {
 	srcdoc.Register(srcdoc.Package{
 		Path: "github.com/onionkit/onion/builtin/webfetch",
 		Funcs: []srcdoc.Func{
 			{Name: "AllowAddresses", Doc: []string{"AllowAddresses admits the given private address ranges, which web_fetch", `otherwise refuses: for example netip.MustParsePrefix("127.0.0.0/8") to`, "fetch from a server on this machine, as tests do with httptest. It is the", "only way to open them; no environment variable does. Invalid prefixes", "are ignored."}, Params: []string{"prefixes"}},
-			{Name: "MaxBodyBytes", Doc: []string{"MaxBodyBytes caps how much of a response body web_fetch reads (after", "decompression); the content is cut there with a visible marker. The", "default is 2 MiB; n <= 0 keeps it."}, Params: []string{"n"}},
-			{Name: "FetchTimeout", Doc: []string{"FetchTimeout caps the time one fetch may take, redirects and reading the", "body included. The default is 20 seconds; d <= 0 keeps it."}, Params: []string{"d"}},
-			{Name: "UserAgent", Doc: []string{"UserAgent sets the User-Agent header web_fetch sends; an empty ua keeps", "the default, which names onion."}, Params: []string{"ua"}},
+			{Name: "MaxBodyBytes", Doc: []string{"MaxBodyBytes caps how much of a response body web_fetch reads (after", "decompression); the content is cut there with a visible marker. The", "default is 2 MiB; n <= 0 keeps it."}, Params: []string{"n"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(int64) WebFetchOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 int64
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "FetchTimeout", Doc: []string{"FetchTimeout caps the time one fetch may take, redirects and reading the", "body included. The default is 20 seconds; d <= 0 keeps it."}, Params: []string{"d"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(time.Duration) WebFetchOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 time.Duration
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
+			{Name: "UserAgent", Doc: []string{"UserAgent sets the User-Agent header web_fetch sends; an empty ua keeps", "the default, which names onion."}, Params: []string{"ua"}, Call: func(fn any) *srcdoc.Call {
+				if f, ok := fn.(func(string) WebFetchOption); ok {
+					return srcdoc.NewCall(func(ctx context.Context, a *struct {
+						P0 string
+					}) (any, error) {
+						return f(a.P0), nil
+					})
+				}
+				return nil
+			}},
 			{Name: "NewWebFetch", Doc: []string{"NewWebFetch returns the web_fetch tool (intent read): it fetches one", "public http(s) URL and returns its title, final URL and readable content", "as text:", "", "\tTitle: <page title>", "\tURL: <final URL>", "\tContent-Type: <media type>", "", "\t<content>", "", "HTML is reduced to its main content (go-readability) and converted to", "Markdown with tables; text, JSON and XML come as they are.", "", "Safety is the point of the tool. Only http and https are fetched, and", "only public addresses: loopback, private, link-local (including the cloud", "metadata address 169.254.169.254), carrier-grade NAT, multicast and", "unspecified addresses, IPv4 and IPv6 alike, are refused. The check is", "made on the resolved IP when connecting, so DNS rebinding cannot get", "round it, and again on every redirect (at most 5). Proxies from the", "environment are not used, since a proxy would connect on the tool's", "behalf. Bodies are cut at MaxBodyBytes (2 MiB), whole fetches at", "FetchTimeout (20 s). Refusals are errors that name the address or URL", "and why."}, Params: []string{"opts"}},
 			{Name: "newWebFetcher", Params: []string{"opts"}},
 			{Name: "webFetcher.webFetch", Doc: []string{"webFetch is the tool's function."}, Params: []string{"ctx", "args"}},

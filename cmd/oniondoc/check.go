@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -66,7 +68,8 @@ type factEntries struct {
 
 // entries reads the facts registered by a file render wrote.
 func entries(src []byte) (factEntries, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if err != nil {
 		return factEntries{}, err
 	}
@@ -89,7 +92,7 @@ func entries(src []byte) (factEntries, error) {
 		}
 		kind := map[string]string{"Funcs": "func ", "Types": "type "}[key.Name]
 		if key.Name == "Path" {
-			v, err := literal(kv.Value)
+			v, err := literal(fset, kv.Value)
 			if err != nil {
 				bad = err
 			}
@@ -101,7 +104,7 @@ func entries(src []byte) (factEntries, error) {
 			return true
 		}
 		for _, elt := range list.Elts {
-			v, err := literal(elt)
+			v, err := literal(fset, elt)
 			if err != nil {
 				bad = err
 				return false
@@ -115,10 +118,17 @@ func entries(src []byte) (factEntries, error) {
 	return e, bad
 }
 
-// literal decodes the literals render writes: strings, and composite
-// literals with keys (to a map) or without (to a slice).
-func literal(e ast.Expr) (any, error) {
+// literal decodes the literals render writes: strings, composite
+// literals with keys (to a map) or without (to a slice), and a Call's
+// func literal (to its source, formatted).
+func literal(fset *token.FileSet, e ast.Expr) (any, error) {
 	switch e := e.(type) {
+	case *ast.FuncLit:
+		var b bytes.Buffer
+		if err := format.Node(&b, fset, e); err != nil {
+			return nil, err
+		}
+		return b.String(), nil
 	case *ast.BasicLit:
 		if e.Kind == token.STRING {
 			return strconv.Unquote(e.Value)
@@ -135,7 +145,7 @@ func literal(e ast.Expr) (any, error) {
 				if !ok || key == nil {
 					return nil, fmt.Errorf("unexpected %T in a literal", elt)
 				}
-				v, err := literal(kv.Value)
+				v, err := literal(fset, kv.Value)
 				if err != nil {
 					return nil, err
 				}
@@ -145,7 +155,7 @@ func literal(e ast.Expr) (any, error) {
 		}
 		var s []any
 		for _, elt := range e.Elts {
-			v, err := literal(elt)
+			v, err := literal(fset, elt)
 			if err != nil {
 				return nil, err
 			}

@@ -9,7 +9,9 @@
 //	//go:generate go run github.com/onionkit/onion/cmd/oniondoc
 //
 // It writes oniondoc_gen.go into the package directory, covering every func,
-// method and named type of the package's non-test files. Flags:
+// method and named type of the package's non-test files. For each exported
+// func and method with a tool's shape it also writes a srcdoc.Call, which
+// runs it with no reflection (calls.go). Flags:
 //
 //	-o name   the output file, relative to the package directory (default oniondoc_gen.go)
 //	-dir dir  the package directory (default ".", where go generate runs it)
@@ -90,7 +92,11 @@ func facts(dir string) ([]byte, error) {
 		return nil, err
 	}
 	pkg.Path = path
-	return render(name, pkg)
+	calls, imports, err := genCalls(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return render(name, pkg, calls, imports)
 }
 
 // outPath is the output file out of the package in dir.
@@ -128,10 +134,15 @@ func goList(dir string) (name, path string, err error) {
 	return name, path, nil
 }
 
-// render writes the Go file registering pkg, formatted.
-func render(pkgName string, pkg srcdoc.Package) ([]byte, error) {
+// render writes the Go file registering pkg, formatted, with the Call of
+// each func in calls (by name) and the imports they need.
+func render(pkgName string, pkg srcdoc.Package, calls map[string]string, imports []string) ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n\npackage %s\n\nimport \"github.com/onionkit/onion/srcdoc\"\n\n", gosource.GeneratedHeader, pkgName)
+	fmt.Fprintf(&b, "%s\n\npackage %s\n\n", gosource.GeneratedHeader, pkgName)
+	if len(imports) == 0 {
+		imports = []string{`"github.com/onionkit/onion/srcdoc"`}
+	}
+	b.WriteString("import (\n" + strings.Join(imports, "\n") + "\n)\n\n")
 	b.WriteString("func init() {\nsrcdoc.Register(srcdoc.Package{\n")
 	fmt.Fprintf(&b, "Path: %q,\n", pkg.Path)
 	if len(pkg.Funcs) > 0 {
@@ -140,6 +151,9 @@ func render(pkgName string, pkg srcdoc.Package) ([]byte, error) {
 			fmt.Fprintf(&b, "{Name: %q", f.Name)
 			strs(&b, "Doc", f.Doc)
 			strs(&b, "Params", f.Params)
+			if c, ok := calls[f.Name]; ok {
+				b.WriteString(", Call: " + c)
+			}
 			b.WriteString("},\n")
 		}
 		b.WriteString("},\n")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"go/format"
 	"os"
 	"os/exec"
@@ -18,7 +19,11 @@ import (
 const demoSrc = `// Package demo is a small tool package.
 package demo
 
-import "sync"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // Priority says how urgent a task is.
 type Priority string
@@ -64,6 +69,18 @@ func Search(query string, _ int, limit, offset int) []Task { return nil }
 
 func helper(int, string) {}
 
+// Slot is a time booked.
+type Slot struct {
+	At    time.Time
+	Hours int
+}
+
+// Reserve books a slot.
+func Reserve(ctx context.Context, s Slot) (Slot, error) { s.Hours++; return s, ctx.Err() }
+
+// Plan plans every so often.
+func Plan(at time.Time, every time.Duration) error { return nil }
+
 // Map maps.
 func Map[T, U any](in []T, f func(T) U) []U { return nil }
 `
@@ -75,22 +92,43 @@ func inTest() {}
 `
 
 const checkSrc = `// Command check prints the facts registered for the demo package and for
-// itself.
+// itself, and what the demo package's generated Calls return.
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"reflect"
 
-	_ "example.com/demo/demo"
+	"example.com/demo/demo"
 	"github.com/onionkit/onion/srcdoc"
 )
 
-// report writes the registered facts to w as JSON.
+// report writes the registered facts to w as JSON, with what each of
+// demo's Calls returns for zero arguments.
 func report(paths ...string) error {
-	out := map[string]srcdoc.Package{}
+	out := struct {
+		Facts map[string]srcdoc.Package
+		Calls map[string]string
+	}{map[string]srcdoc.Package{}, map[string]string{}}
 	for _, p := range paths {
-		out[p], _ = srcdoc.Registered(p)
+		out.Facts[p], _ = srcdoc.Registered(p)
+	}
+	values := map[string]any{"Search": demo.Search, "Reserve": demo.Reserve, "Plan": demo.Plan,
+		"TodoList.Add": &demo.TodoList{}, "TodoList.Get": demo.TodoList{}.Get}
+	for _, f := range out.Facts["example.com/demo/demo"].Funcs {
+		if f.Call == nil {
+			continue
+		}
+		c := f.Call(values[f.Name])
+		if c == nil {
+			out.Calls[f.Name] = "no call"
+			continue
+		}
+		res, err := c.Invoke(context.Background(), reflect.New(c.Args()).Interface())
+		out.Calls[f.Name] = fmt.Sprintf("%v %v %v", c.Args(), res, err)
 	}
 	return json.NewEncoder(os.Stdout).Encode(out)
 }
@@ -143,6 +181,9 @@ func TestGenerate(t *testing.T) {
 		if bytes.Contains(src, []byte("inTest")) {
 			t.Errorf("%s holds a func from a _test.go file", out)
 		}
+		if filepath.Base(dir) == "demo" {
+			golden(t, "testdata/demo_gen.golden", src)
+		}
 		// Running again, with the generated file present, writes the same.
 		if err := generate(dir, "oniondoc_gen.go"); err != nil {
 			t.Fatal(err)
@@ -153,9 +194,26 @@ func TestGenerate(t *testing.T) {
 	}
 
 	goCmd(t, mod, "vet", "./...")
-	var got map[string]srcdoc.Package
-	if err := json.Unmarshal(goCmd(t, mod, "run", "./check"), &got); err != nil {
+	var report struct {
+		Facts map[string]srcdoc.Package
+		Calls map[string]string
+	}
+	if err := json.Unmarshal(goCmd(t, mod, "run", "./check"), &report); err != nil {
 		t.Fatal(err)
+	}
+	got := report.Facts
+	// The exported funcs and methods of a tool's shape have a Call; the
+	// others, a generic one, and those of the main package (whose funcs
+	// take nothing a Call could hold), do not.
+	wantCalls := map[string]string{
+		"Search":       "struct { P0 string; P1 int; P2 int; P3 int } [] <nil>",
+		"Reserve":      "demo.Slot {0001-01-01 00:00:00 +0000 UTC 1} <nil>",
+		"Plan":         "struct { P0 time.Time; P1 time.Duration } <nil> <nil>",
+		"TodoList.Add": "struct { P0 string; P1 demo.Priority } <nil> <nil>",
+		"TodoList.Get": "struct { P0 int } {  {{} {0 0}}} <nil>",
+	}
+	if !reflect.DeepEqual(report.Calls, wantCalls) {
+		t.Errorf("the generated Calls return\n%q\nwant\n%q", report.Calls, wantCalls)
 	}
 	for path, dir := range map[string]string{"example.com/demo/demo": "demo", "main": "check"} {
 		name := filepath.Base(dir)
@@ -171,8 +229,8 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("registered %s:\n%+v\nParseDir:\n%+v", path, got[path], want)
 		}
 	}
-	if demo := got["example.com/demo/demo"]; len(demo.Funcs) != 5 || len(demo.Types) != 4 {
-		t.Errorf("registered %d funcs and %d types for demo, want 5 and 4", len(demo.Funcs), len(demo.Types))
+	if demo := got["example.com/demo/demo"]; len(demo.Funcs) != 7 || len(demo.Types) != 5 {
+		t.Errorf("registered %d funcs and %d types for demo, want 7 and 5", len(demo.Funcs), len(demo.Types))
 	}
 }
 
@@ -201,6 +259,26 @@ func TestGenerateErrors(t *testing.T) {
 				t.Error("an output file was written")
 			}
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with the golden file, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("generated file differs from %s (go test -update rewrites it):\n%s", path, got)
 	}
 }
 

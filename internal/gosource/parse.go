@@ -100,7 +100,7 @@ func parseDir(dir, pkgName string, tests bool) *parsed {
 func parse(dir, pkgName string, tests bool) *parsed {
 	p := &parsed{funcs: map[string]int{}, types: map[string]int{}}
 	p.pkg.Path = importPath(dir, pkgName, tests)
-	files, names, err := parseFiles(dir, pkgName, tests)
+	files, names, err := parseFiles(token.NewFileSet(), dir, pkgName, tests)
 	if err != nil {
 		p.err = err
 		return p
@@ -189,13 +189,20 @@ func (p *parsed) addLocalTypes(bodies []*ast.BlockStmt, pkgConsts []*ast.GenDecl
 	}
 }
 
+// ParseFiles parses the files whose facts ParseDir reads when tests is
+// false, with their comments, for a generator that needs their syntax.
+func ParseFiles(dir, pkgName string) ([]*ast.File, *token.FileSet, error) {
+	fset := token.NewFileSet()
+	files, _, err := parseFiles(fset, dir, pkgName, false)
+	return files, fset, err
+}
+
 // parseFiles parses the files of package pkgName in dir, in name order.
-func parseFiles(dir, pkgName string, tests bool) ([]*ast.File, []string, error) {
+func parseFiles(fset *token.FileSet, dir, pkgName string, tests bool) ([]*ast.File, []string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read package %s: %w", pkgName, err)
 	}
-	fset := token.NewFileSet()
 	var files []*ast.File
 	var names []string
 	for _, e := range entries {
