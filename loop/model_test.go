@@ -5,25 +5,32 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/onionkit/onion/loop"
 )
 
+// registered counts the prefixes the tests register: the registry is the
+// process's, so a test run again (-count=2) needs a prefix of its own.
+var registered atomic.Int64
+
 func TestRegisterLookup(t *testing.T) {
 	var got string
-	loop.Register("test-registry", func(model string) (loop.LanguageModel, error) {
+	prefix := fmt.Sprintf("test-registry-%d", registered.Add(1))
+	loop.Register(prefix, func(model string) (loop.LanguageModel, error) {
 		got = model
 		return loop.ModelFunc(func(context.Context, *loop.Request, func(loop.Delta)) (*loop.Response, error) {
 			return &loop.Response{}, nil
 		}), nil
 	})
-	if !slices.Contains(loop.Providers(), "test-registry") {
-		t.Fatalf("Providers() = %v, want test-registry in it", loop.Providers())
+	if !slices.Contains(loop.Providers(), prefix) {
+		t.Fatalf("Providers() = %v, want %s in it", loop.Providers(), prefix)
 	}
-	open, model, ok := loop.Lookup("test-registry/some/model")
+	open, model, ok := loop.Lookup(prefix + "/some/model")
 	if !ok || model != "some/model" {
 		t.Fatalf("Lookup = %v %q, want ok and some/model", ok, model)
 	}
@@ -35,7 +42,7 @@ func TestRegisterLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) found a provider", name)
 		}
 	}
-	for _, bad := range []string{"", "a/b", "test-registry"} {
+	for _, bad := range []string{"", "a/b", prefix} {
 		func() {
 			defer func() {
 				if recover() == nil {
