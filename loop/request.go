@@ -84,9 +84,9 @@ func (b *buffer) request(system string, msgs []Message, note string) []Message {
 	b.unnote()
 	switch {
 	case b.out == 0:
-		// Room for the conversation and a few rounds after it, in one
-		// allocation.
-		b.msgs = append(make([]Message, 0, len(msgs)+8), Message{Role: RoleSystem, Content: system})
+		// Room for the conversation and what comes after it, as append
+		// would leave, in one allocation.
+		b.msgs = append(make([]Message, 0, len(msgs)+len(msgs)/4+8), Message{Role: RoleSystem, Content: system})
 		b.out, b.src, b.first = 1, 0, -1
 	case len(msgs) == 0 || &msgs[0] != b.from:
 		b.rewind(0)
