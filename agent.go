@@ -452,7 +452,7 @@ func (a *Agent) Input(ctx context.Context, prompt string) (string, error) {
 // answer and what happened on the way. When ctx ends, Run returns promptly with the partial
 // Result (StopReason StopCanceled) and the context's error, wrapped.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
-	res, _, err := a.run(ctx, nil, prompt, nil)
+	res, _, err := a.run(ctx, nil, nil, prompt, nil)
 	return res, err
 }
 
@@ -461,22 +461,22 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 // iteration boundaries, and a last EventDone carrying the Result. An error
 // ends the sequence. Breaking out of the loop cancels the run.
 func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
-	return a.stream(ctx, nil, prompt, nil)
+	return a.stream(ctx, nil, nil, prompt, nil)
 }
 
-// stream runs prompt after history, yielding its events; when the run
-// succeeds, keep gets what the conversation keeps of it.
-func (a *Agent) stream(ctx context.Context, history []Message, prompt string, keep func(runTurn)) iter.Seq2[Event, error] {
+// stream runs prompt after history (prev: see run), yielding its events;
+// once the run is over, keep gets what the conversation keeps of it.
+func (a *Agent) stream(ctx context.Context, history []Message, prev *loop.State, prompt string, keep func(runTurn)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var turn runTurn // written by the run, read once it is over
 		streamRun(ctx,
 			func(ctx context.Context, events chan<- Event) (*Result, error) {
-				res, t, err := a.run(ctx, history, prompt, events)
+				res, t, err := a.run(ctx, history, prev, prompt, events)
 				turn = t
 				return res, err
 			},
 			func(res *Result, err error) (Event, error) {
-				if err == nil && keep != nil {
+				if keep != nil {
 					keep(turn)
 				}
 				return Event{Kind: EventDone, Result: res}, err

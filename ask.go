@@ -40,7 +40,7 @@ import (
 // free-form value) is an error before any request.
 func Ask[T any](ctx context.Context, a *Agent, prompt string) (T, *Result, error) {
 	_, file, _, _ := runtime.Caller(1)
-	v, res, _, err := ask[T](ctx, a, nil, prompt, file, "onion.Ask")
+	v, res, _, err := ask[T](ctx, a, nil, nil, prompt, file, "onion.Ask")
 	return v, res, err
 }
 
@@ -49,29 +49,30 @@ func Ask[T any](ctx context.Context, a *Agent, prompt string) (T, *Result, error
 // adds it.
 func AskIn[T any](ctx context.Context, c *Conversation, prompt string) (T, *Result, error) {
 	_, file, _, _ := runtime.Caller(1)
-	v, res, turn, err := ask[T](ctx, c.agent, c.History(), prompt, file, "onion.AskIn")
-	if err == nil {
-		c.keep(turn)
-	}
+	history, prev := c.lease()
+	v, res, turn, err := ask[T](ctx, c.agent, history, prev, prompt, file, "onion.AskIn")
+	c.keep(turn)
 	return v, res, err
 }
 
-// ask runs prompt after history with the answer held to T; file is the
-// caller's source file, name the entry point, for errors.
-func ask[T any](ctx context.Context, a *Agent, history []Message, prompt, file, name string) (T, *Result, runTurn, error) {
+// ask runs prompt after history (prev: see run) with the answer held to
+// T; file is the caller's source file, name the entry point, for errors.
+// The turn is kept only when the answer fits.
+func ask[T any](ctx context.Context, a *Agent, history []Message, prev *loop.State, prompt, file, name string) (T, *Result, runTurn, error) {
 	var zero T
 	at, err := answerTypeFor(reflect.TypeFor[T](), file)
 	if err != nil {
 		return zero, nil, runTurn{}, fmt.Errorf("%s: %w", name, err)
 	}
 	ar := &answerRun{typ: at}
-	res, turn, err := a.runWith(ctx, history, prompt, nil, ar)
+	res, turn, err := a.runWith(ctx, history, prev, prompt, nil, ar)
 	if err != nil {
-		return zero, res, runTurn{}, err
+		return zero, res, turn, err
 	}
 	v, err := ar.value(res.Output)
 	if err != nil {
-		return zero, res, runTurn{}, err
+		turn.msgs = nil
+		return zero, res, turn, err
 	}
 	return v.Interface().(T), res, turn, nil
 }
@@ -91,7 +92,7 @@ func AskStream[T any](ctx context.Context, a *Agent, prompt string) iter.Seq2[Ev
 		ar := &answerRun{typ: at} // each iteration is a run of its own
 		streamRun(ctx,
 			func(ctx context.Context, events chan<- Event) (*Result, error) {
-				res, _, err := a.runWith(ctx, nil, prompt, events, ar)
+				res, _, err := a.runWith(ctx, nil, nil, prompt, events, ar)
 				return res, err
 			},
 			func(res *Result, err error) (Event, error) {

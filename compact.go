@@ -75,38 +75,56 @@ func CompactWith(s CompactStrategy) Option {
 	})
 }
 
-// runTurn is what a run that ended with an answer changes in its
-// conversation.
+// runTurn is what a run changes in its conversation.
 type runTurn struct {
 	// msgs are added at the end: the prompt and the answer, or every
-	// message of the run with KeepToolHistory.
+	// message of the run with KeepToolHistory; nil when the run failed,
+	// which adds nothing.
 	msgs []Message
-	// history is set when compaction rewrote the first n messages of the
-	// conversation, the history the run began with: it is that history as
-	// rewritten.
-	history []Message
-	n       int
+	// st is the run's State, from the history it began with; st is nil
+	// for a run carried out elsewhere (Conversation.Add).
+	st   *loop.State
+	from []Message
 }
 
-// runTurn is what the run st of prompt, which began after n messages of
-// history, changes in its conversation.
-func (a *Agent) runTurn(st *loop.State, n int, prompt, answer string) runTurn {
-	t := runTurn{msgs: a.turn(st.Messages[st.Start:], prompt, answer), n: n}
-	if len(st.Result.Compactions) > 0 {
-		t.history = slices.Clone(st.Messages[:st.Start])
-	}
-	return t
-}
-
-// keep applies t: the history the run began with is replaced by its
-// compacted form, the turns that runs overlapping it added are kept after
-// it, and t's turn follows. A conversation shorter than the history the
-// run began with (Reset or SetHistory while it ran) only gets the turn.
+// keep applies t. When nothing changed the conversation while the run
+// went, it becomes the run's messages before the prompt (the history as
+// the run left it: compacted, if the run compacted it) and the turn, which
+// is written in place of the run's messages, in the run's array; the
+// run's State stays for the next run to build in (lease). Otherwise the
+// history the run began with is replaced by its compacted form, the turns
+// that runs overlapping it added are kept after it, and t's turn follows;
+// a conversation shorter than the history the run began with (Reset or
+// SetHistory while it ran) only gets the turn.
 func (c *Conversation) keep(t runTurn) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t.history != nil && len(c.history) >= t.n {
-		c.history = append(slices.Clip(t.history), c.history[t.n:]...)
+	compacted := t.st != nil && len(t.st.Result.Compactions) > 0
+	switch {
+	case t.st != nil && same(c.history, t.from):
+		if t.msgs == nil && (compacted || t.st.Start != len(t.from)) {
+			return // the run failed, and its array holds another history than the conversation's
+		}
+		t.st.Messages = append(t.st.Messages[:t.st.Start], t.msgs...)
+		c.history, c.spare = t.st.Messages, t.st
+		return
+	case t.msgs == nil:
+		return
+	case t.st == nil && c.spare != nil:
+		// A run from elsewhere, while no run builds after the history:
+		// the turn goes after it in the last run's array too.
+		c.spare.Messages = append(c.spare.Messages, t.msgs...)
+		c.history = c.spare.Messages
+		return
+	}
+	if n := len(t.from); compacted && len(c.history) >= n {
+		c.history = append(slices.Clip(t.st.Messages[:t.st.Start]), c.history[n:]...)
 	}
 	c.history = append(c.history, t.msgs...)
+	c.spare = nil
+}
+
+// same reports whether a and b are the same messages, in the same array.
+func same(a, b []Message) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // A Conversation is one conversation with an agent: each prompt it runs
@@ -24,8 +26,13 @@ import (
 type Conversation struct {
 	agent *Agent
 
-	mu      sync.Mutex // guards history
+	mu      sync.Mutex // guards history and spare
 	history []Message
+	// spare is the State of the conversation's last run, kept (keep) for
+	// the next run to build in: its Messages are history, in the array
+	// the run built, and its request buffer mirrors them. Only one run
+	// takes it (lease); nil when none may.
+	spare *loop.State
 }
 
 // NewConversation returns an empty conversation with the agent.
@@ -50,10 +57,9 @@ func (c *Conversation) Input(ctx context.Context, prompt string) (string, error)
 // adds the turn to the history when the run ends with an answer, and
 // returns what happened, as Agent.Run does.
 func (c *Conversation) Run(ctx context.Context, prompt string) (*Result, error) {
-	res, turn, err := c.agent.run(ctx, c.History(), prompt, nil)
-	if err == nil {
-		c.keep(turn)
-	}
+	history, prev := c.lease()
+	res, turn, err := c.agent.run(ctx, history, prev, prompt, nil)
+	c.keep(turn)
 	return res, err
 }
 
@@ -62,7 +68,8 @@ func (c *Conversation) Run(ctx context.Context, prompt string) (*Result, error) 
 // yielded.
 func (c *Conversation) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		c.agent.stream(ctx, c.History(), prompt, c.keep)(yield)
+		history, prev := c.lease()
+		c.agent.stream(ctx, history, prev, prompt, c.keep)(yield)
 	}
 }
 
@@ -99,11 +106,27 @@ func (c *Conversation) History() []Message {
 	return slices.Clone(c.history)
 }
 
+// lease returns the history a run starts from and, when the last run left
+// its State for the next (keep), that State, which the run takes: its
+// Messages are the history, and the run builds after them in its arrays
+// (loop.StartAfter), copying none of them. The history is shared, not
+// copied: the conversation never changes a message in place, and it is
+// clipped, so that a turn another run keeps meanwhile goes on a new array
+// instead of where this run builds.
+func (c *Conversation) lease() ([]Message, *loop.State) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prev := c.spare
+	c.spare = nil
+	c.history = slices.Clip(c.history)
+	return c.history, prev
+}
+
 // SetHistory replaces the conversation with a copy of msgs.
 func (c *Conversation) SetHistory(msgs []Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.history = slices.Clone(msgs)
+	c.history, c.spare = slices.Clone(msgs), nil
 }
 
 // Reset clears the conversation.
@@ -111,7 +134,10 @@ func (c *Conversation) Reset() { c.SetHistory(nil) }
 
 // MarshalHistory encodes the conversation as JSON: an array of Message.
 func (c *Conversation) MarshalHistory() ([]byte, error) {
-	return json.Marshal(c.History())
+	c.mu.Lock()
+	history := c.history // never changed in place: no copy needed
+	c.mu.Unlock()
+	return json.Marshal(history)
 }
 
 // UnmarshalHistory replaces the conversation with one saved by

@@ -22,23 +22,23 @@ import (
 // the loop itself never touches. It carries out each effect the loop asks
 // for and feeds back how it went, until the loop finishes.
 
-// run runs prompt after history and returns the result and, when the run
-// succeeded, what a Conversation keeps of it: the turn (the prompt and the
-// answer, or every message of the run with KeepToolHistory) and, when
-// compaction rewrote history, history as rewritten.
-func (a *Agent) run(ctx context.Context, history []Message, prompt string, events chan<- Event) (*Result, runTurn, error) {
-	return a.runWith(ctx, history, prompt, events, nil)
+// run runs prompt after history and returns the result and what a
+// Conversation keeps of it (runTurn). When prev is not nil, history is
+// prev.Messages, and the run builds in prev's arrays (see
+// Conversation.lease).
+func (a *Agent) run(ctx context.Context, history []Message, prev *loop.State, prompt string, events chan<- Event) (*Result, runTurn, error) {
+	return a.runWith(ctx, history, prev, prompt, events, nil)
 }
 
 // runWith is run, with the final answer held to ans's type when ans is
 // not nil (see Ask).
-func (a *Agent) runWith(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun) (*Result, runTurn, error) {
-	return a.runIn(ctx, history, prompt, events, ans, nil)
+func (a *Agent) runWith(ctx context.Context, history []Message, prev *loop.State, prompt string, events chan<- Event, ans *answerRun) (*Result, runTurn, error) {
+	return a.runIn(ctx, history, prev, prompt, events, ans, nil)
 }
 
 // runIn is runWith, as a sub-run of the run parent names when parent is
 // not nil (see agentTool).
-func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, events chan<- Event, ans *answerRun, parent *parentRun) (*Result, runTurn, error) {
+func (a *Agent) runIn(ctx context.Context, history []Message, prev *loop.State, prompt string, events chan<- Event, ans *answerRun, parent *parentRun) (*Result, runTurn, error) {
 	ctx, images := promptImages(ctx)
 	if err := loop.CheckImages(images); err != nil {
 		return nil, runTurn{}, fmt.Errorf("onion: agent %q: the prompt's %w", a.name, err)
@@ -46,19 +46,16 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, eve
 	var random [16]byte // the run's ID, then the seed of its jitter
 	_, _ = rand.Read(random[:])
 	runID, seed := hex.EncodeToString(random[:8]), binary.LittleEndian.Uint64(random[8:])
+	var format *loop.Format
+	if ans != nil {
+		format = &ans.typ.format
+	}
 	var st *loop.State
 	var effects []loop.Effect
-	switch {
-	case len(images) > 0:
-		var format *loop.Format
-		if ans != nil {
-			format = &ans.typ.format
-		}
+	if prev != nil {
+		st, effects = a.core.StartAfter(prev, runID, seed, Message{Content: prompt, Images: images}, format)
+	} else {
 		st, effects = a.core.StartPrompt(runID, seed, history, Message{Content: prompt, Images: images}, format)
-	case ans != nil:
-		st, effects = a.core.StartWithFormat(runID, seed, history, prompt, ans.typ.format)
-	default:
-		st, effects = a.core.Start(runID, seed, history, prompt)
 	}
 	r := &liveRun{a: a, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans, parent: parent}
 	r.ctx = context.WithValue(ctx, runKey{}, r)
@@ -76,9 +73,9 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prompt string, eve
 		res.ByAgent = by
 	}
 	r.endRun(res, err)
-	var turn runTurn
+	turn := runTurn{st: st, from: history}
 	if err == nil {
-		turn = a.runTurn(st, len(history), prompt, res.Output)
+		turn.msgs = a.turn(st.Messages[st.Start:], prompt, res.Output)
 	}
 	for _, h := range a.cfg.hooks {
 		if err != nil && h.OnError != nil {

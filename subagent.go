@@ -195,7 +195,7 @@ func (a *Agent) runAsTool(ctx context.Context, task string) (string, error) {
 			parent.events = caller.parent.events
 		}
 	}
-	res, _, err := a.runIn(ctx, nil, task, nil, nil, parent)
+	res, _, err := a.runIn(ctx, nil, nil, task, nil, nil, parent)
 	if res != nil && parent != nil {
 		if res.ByAgent != nil {
 			for p, u := range res.ByAgent {

@@ -51,7 +51,7 @@ type Checked struct {
 // not fit either, the run finishes with the problems in
 // Result.AnswerProblems.
 func (l *Loop) StartWithFormat(runID string, seed uint64, history []Message, prompt string, format Format) (*State, []Effect) {
-	st := l.state(runID, seed, history, prompt)
+	st := l.state(runID, seed, history, Message{Content: prompt})
 	st.Answer = &Answer{Format: format}
 	return st, l.ask(st, nil)
 }

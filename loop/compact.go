@@ -214,9 +214,12 @@ func (l *Loop) compact(st *State, out []Effect) ([]Effect, bool) {
 	// The oldest results go first, down to half the threshold, so that
 	// the next requests do not compact again at once and a provider's
 	// prompt cache keeps the prefix for a while.
+	// The loop changes no message of st.Messages in place, which may share
+	// its array with the history the run began with (StartAfter): the
+	// notes go in a copy.
 	now := before
 	for i := 0; i < cur && now > l.cfg.CompactAfter/2; i++ {
-		m := &st.Messages[i]
+		m := st.Messages[i]
 		if m.Role != RoleTool || isNote(m.Content) && len(m.Images) == 0 {
 			continue
 		}
@@ -226,7 +229,10 @@ func (l *Loop) compact(st *State, out []Effect) ([]Effect, bool) {
 			continue
 		}
 		now -= st.scale((size - len(note)) / 4)
-		m.Content, m.Images = note, nil
+		if c.ToolResults == 0 {
+			st.Messages = append(make([]Message, 0, cap(st.Messages)), st.Messages...)
+		}
+		st.Messages[i].Content, st.Messages[i].Images = note, nil
 		c.ToolResults++
 	}
 	if c.ToolResults > 0 {
@@ -295,7 +301,8 @@ func summarizable(st *State, cur int) bool {
 // conversations, kept on the provider's side, that are not the one sent
 // any longer. A wire that chains requests with previous_response_id (the
 // Responses API's ChainResponses) then sends the compacted conversation
-// whole, and chains again from the next response.
+// whole, and chains again from the next response. It changes st.Messages
+// in place: a compaction calls it on the copy it made.
 func unchain(st *State) {
 	for i := range st.Messages {
 		st.Messages[i].ResponseID = ""

@@ -80,6 +80,14 @@
 // once another round of tool calls would not fit, the model is asked for
 // the final answer without tools (StopBudget).
 //
+// Each request carries the whole conversation, so a run builds its
+// requests in one buffer that each request extends with the messages that
+// are new: a request's messages are valid until the run's next Step (see
+// Effect.Request). The runs of one conversation may follow each other in
+// the same arrays: StartAfter starts a run after the State of the last
+// one, copying none of the conversation, which is what package onion's
+// Conversation does.
+//
 // The same State and the same Input always give the same effects, byte
 // for byte, and a State encodes to JSON and back at any point, so that a
 // durable runtime can record the inputs, replay them, or carry the State

@@ -44,7 +44,11 @@ const (
 // matter depend on Kind.
 type Effect struct {
 	Kind EffectKind `json:"kind"`
-	// Request is the model request of AskModel.
+	// Request is the model request of AskModel. Its Messages are the
+	// run's request buffer, which the next request reuses (request.go):
+	// they stay as they are until the next Step of the State that asked
+	// for it (Pending leaves them be). A runtime that keeps a request
+	// longer keeps a copy; nobody changes them.
 	Request *Request `json:"request,omitempty"`
 	// Summary marks the AskModel that asks for the summary of a
 	// compaction (see Config.CompactAfter): it is sent like any other, but

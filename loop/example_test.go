@@ -62,3 +62,33 @@ func Example() {
 	// request 2
 	// The tool said hi. succeeded
 }
+
+// A conversation of two runs: the second starts after the first, whose
+// messages are cut to its prompt and answer, and whose arrays it builds
+// in.
+func ExampleLoop_StartAfter() {
+	l, err := loop.New(loop.Config{SystemPrompt: "Be brief."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	answer := func(st *loop.State, text string) {
+		if _, err := l.Step(st, loop.Input{Reply: &loop.Response{Message: loop.Message{Content: text}}}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	first, _ := l.StartPrompt("run-1", 1, nil, loop.Message{Content: "What is 2 + 2?"}, nil)
+	answer(first, "4")
+	// Keep the prompt and the answer: here the run had no other messages.
+	first.Messages = first.Messages[:first.Start+2]
+	second, effects := l.StartAfter(first, "run-2", 1, loop.Message{Content: "And times 3?"}, nil)
+	for _, m := range effects[len(effects)-1].Request.Messages[1:] { // after the system message
+		fmt.Printf("%s: %s\n", m.Role, m.Content)
+	}
+	answer(second, "12")
+	fmt.Println(len(second.Messages), "messages")
+	// Output:
+	// user: What is 2 + 2?
+	// assistant: 4
+	// user: And times 3?
+	// 4 messages
+}

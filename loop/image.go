@@ -195,8 +195,7 @@ func byteSize(n int) string {
 // not nil. The runtime checks prompt.Images with CheckImages first: the
 // loop takes them as they are.
 func (l *Loop) StartPrompt(runID string, seed uint64, history []Message, prompt Message, format *Format) (*State, []Effect) {
-	st := l.state(runID, seed, history, prompt.Content)
-	st.Messages[st.Start].Images = prompt.Images
+	st := l.state(runID, seed, history, prompt)
 	if format != nil {
 		st.Answer = &Answer{Format: *format}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -71,6 +72,9 @@ type Loop struct {
 	defs   []ToolDef
 	byName map[string]int // tool name → index in cfg.Tools
 	names  string         // the tools' names, for the unknown-tool message
+	// buffers holds the request buffer of each State (request.go), by a
+	// weak pointer to it.
+	buffers sync.Map
 }
 
 // New checks cfg and makes a Loop of it.
@@ -126,16 +130,16 @@ func (l *Loop) Config() Config { return l.cfg }
 // draws the jitter of retries. The effects ask for the first model
 // request.
 func (l *Loop) Start(runID string, seed uint64, history []Message, prompt string) (*State, []Effect) {
-	st := l.state(runID, seed, history, prompt)
+	st := l.state(runID, seed, history, Message{Content: prompt})
 	return st, l.ask(st, nil)
 }
 
-// state is the State of a run of prompt after history, before its first
-// request.
-func (l *Loop) state(runID string, seed uint64, history []Message, prompt string) *State {
+// state is the State of a run of prompt (its text and images) after a
+// copy of history, before its first request.
+func (l *Loop) state(runID string, seed uint64, history []Message, prompt Message) *State {
 	msgs := make([]Message, len(history), len(history)+4)
 	copy(msgs, history)
-	msgs = append(msgs, Message{Role: RoleUser, Content: prompt})
+	msgs = append(msgs, Message{Role: RoleUser, Content: prompt.Content, Images: prompt.Images})
 	return &State{RunID: runID, Seed: seed, Messages: msgs, Start: len(history), Result: Result{RunID: runID}}
 }
 
@@ -262,33 +266,6 @@ func (l *Loop) send(st *State, out []Effect) []Effect {
 		Effect{Kind: Emit, Event: EventIteration, Iteration: st.Iteration},
 		Effect{Kind: AskModel, Request: l.request(st)})
 	return out
-}
-
-// request is the model request for the conversation so far.
-func (l *Loop) request(st *State) *Request {
-	withTools := l.withTools(st)
-	n := len(st.Messages) + 3
-	msgs := make([]Message, 0, n)
-	msgs = append(msgs, Message{Role: RoleSystem, Content: l.system})
-	msgs = alternate(append(msgs, st.Messages...))
-	req := &Request{Model: l.cfg.Model, Temperature: l.cfg.Temperature}
-	switch {
-	case withTools:
-		req.Tools = l.defs
-	case st.OverBudget:
-		msgs = withNote(msgs, BudgetNote)
-	case len(l.cfg.Tools) > 0:
-		msgs = withNote(msgs, CapNote)
-	}
-	if l.cfg.TokenBudget > 0 {
-		msgs = withNote(msgs, BudgetLine(l.budgetLeft(st), l.cfg.TokenBudget))
-	}
-	if st.Answer != nil {
-		f := st.Answer.Format
-		req.Format = &f
-	}
-	req.Messages = msgs
-	return req
 }
 
 func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {

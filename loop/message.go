@@ -122,7 +122,8 @@ type ToolDef struct {
 }
 
 // Request is one request to the model: the whole conversation, system
-// instructions first, and the tools it may call.
+// instructions first, and the tools it may call. In a request the loop
+// makes, Messages share the run's request buffer: see Effect.Request.
 type Request struct {
 	Model    string    `json:"model"`
 	Messages []Message `json:"messages"`

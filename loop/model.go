@@ -32,7 +32,9 @@ import (
 // it returns. A LanguageModel that cannot stream may ignore onDelta.
 // Either way the returned Response holds the whole reply.
 //
-// Generate must not keep req or its messages after it returns.
+// Generate must not keep req or its messages after it returns, nor change
+// them: the loop builds each request of a run in the same buffer, and its
+// messages are valid until Generate returns.
 type LanguageModel interface {
 	Generate(ctx context.Context, req *Request, onDelta func(Delta)) (*Response, error)
 }

@@ -157,7 +157,10 @@ type State struct {
 	Seed uint64 `json:"seed"`
 	// Messages are the conversation: the history, the prompt, and the
 	// run's messages so far. The system message is not among them: each
-	// Request begins with it.
+	// Request begins with it. The loop only appends to Messages or
+	// replaces the slice (a compaction), never changing a message in
+	// place, so Messages may share its array with the history a run began
+	// with (StartAfter); a runtime must not change them either.
 	Messages []Message `json:"messages"`
 	// Start is the index in Messages of the run's prompt; the messages
 	// before it are the history the run began with.
