@@ -3,9 +3,9 @@ package loop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
-	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
