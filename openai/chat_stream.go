@@ -216,15 +216,14 @@ func (s *scanner) once(seen *uint32, bit uint32) {
 	*seen |= bit
 }
 
-// other reads the value of a member the wire does not read, giving up if
-// its name might be matched to one it does by encoding/json.
-func (s *scanner) other(name []byte) {
-	if !plainName(name) {
-		s.fail()
-		return
-	}
-	s.skip()
-}
+// The names of the members of each object of a chunk that the wire reads.
+var (
+	chunkNames    = []string{"id", "model", "choices", "usage", "error"}
+	choiceNames   = []string{"delta", "finish_reason"}
+	deltaNames    = []string{"content", "reasoning_content", "tool_calls", "function_call"}
+	callNames     = []string{"index", "id", "function"}
+	functionNames = []string{"name", "arguments"}
+)
 
 // read reads data into c by scanner; false if it gave up.
 func (c *chatChunk) read(data []byte) bool {
@@ -237,7 +236,7 @@ func (c *chatChunk) read(data []byte) bool {
 	}
 	var seen uint32
 	for first := true; ; first = false {
-		name, ok := s.member(first)
+		name, special, ok := s.member(first)
 		if !ok {
 			break
 		}
@@ -263,7 +262,7 @@ func (c *chatChunk) read(data []byte) bool {
 				s.fail()
 			}
 		default:
-			s.other(name)
+			s.other(name, special, chunkNames)
 		}
 	}
 	return s.end()
@@ -283,7 +282,7 @@ func (c *chatChunk) readChoices(s *scanner) {
 		}
 		var seen uint32
 		for first := true; ; first = false {
-			name, ok := s.member(first)
+			name, special, ok := s.member(first)
 			if !ok {
 				break
 			}
@@ -295,7 +294,7 @@ func (c *chatChunk) readChoices(s *scanner) {
 				s.once(&seen, mFinish)
 				ch.finish, _ = s.text()
 			default:
-				s.other(name)
+				s.other(name, special, choiceNames)
 			}
 		}
 	}
@@ -307,7 +306,7 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 	}
 	var seen uint32
 	for first := true; ; first = false {
-		name, ok := s.member(first)
+		name, special, ok := s.member(first)
 		if !ok {
 			return
 		}
@@ -336,7 +335,7 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 				ch.function.read(s, false)
 			}
 		default:
-			s.other(name)
+			s.other(name, special, deltaNames)
 		}
 	}
 }
@@ -346,9 +345,13 @@ func (f *callFragment) read(s *scanner, call bool) {
 	if !s.object() {
 		return
 	}
+	names := functionNames
+	if call {
+		names = callNames
+	}
 	var seen uint32
 	for first := true; ; first = false {
-		name, ok := s.member(first)
+		name, special, ok := s.member(first)
 		if !ok {
 			return
 		}
@@ -373,7 +376,7 @@ func (f *callFragment) read(s *scanner, call bool) {
 			s.once(&seen, mArguments)
 			f.args, _ = s.text()
 		default:
-			s.other(name)
+			s.other(name, special, names)
 		}
 	}
 }

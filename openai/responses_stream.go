@@ -308,6 +308,9 @@ func (d *eventDecoder) decode(data []byte) (*streamEvent, error) {
 	return ev, nil
 }
 
+// eventNames are the names of a streamEvent's members.
+var eventNames = []string{"type", "output_index", "item_id", "delta", "arguments", "item", "response", "code", "message", "error"}
+
 // The members of an event the scanner reads, as bits.
 const (
 	evType = 1 << iota
@@ -326,7 +329,7 @@ func (d *eventDecoder) read(data []byte) bool {
 	}
 	var seen uint32
 	for first := true; ; first = false {
-		name, ok := s.member(first)
+		name, special, ok := s.member(first)
 		if !ok {
 			break
 		}
@@ -352,7 +355,7 @@ func (d *eventDecoder) read(data []byte) bool {
 		case "arguments", "item", "response", "code", "message", "error":
 			s.fail()
 		default:
-			s.other(name)
+			s.other(name, special, eventNames)
 		}
 	}
 	return s.end()

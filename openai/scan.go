@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -46,6 +48,13 @@ func (s *scanner) fail() {
 
 // peek skips white space and returns the next byte, 0 at the end.
 func (s *scanner) peek() byte {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return s.data[s.pos]
+	}
+	return s.peekSpace()
+}
+
+func (s *scanner) peekSpace() byte {
 	for s.pos < len(s.data) {
 		switch c := s.data[s.pos]; c {
 		case ' ', '\t', '\n', '\r':
@@ -90,32 +99,66 @@ func (s *scanner) object() bool {
 
 // member reads the name of the object's next member and the colon after
 // it; false at the object's end. first says no member was read yet.
-func (s *scanner) member(first bool) (name []byte, ok bool) {
+// special says the name holds an escape or a byte outside ASCII.
+func (s *scanner) member(first bool) (name []byte, special, ok bool) {
 	c := s.peek()
 	if c == '}' {
 		s.pos++
 		s.depth--
-		return nil, false
+		return nil, false, false
 	}
 	if !first {
 		if c != ',' {
 			s.fail()
-			return nil, false
+			return nil, false, false
 		}
 		s.pos++
 		c = s.peek()
 	}
 	if c != '"' {
 		s.fail()
-		return nil, false
+		return nil, false, false
 	}
-	name, _ = s.str()
+	name, special = s.str()
 	if s.peek() != ':' {
 		s.fail()
-		return nil, false
+		return nil, false, false
 	}
 	s.pos++
-	return name, true
+	return name, special, true
+}
+
+// other reads the value of a member whose name is not one of the names
+// read (which the member's name is not equal to), giving up if
+// encoding/json might match it to one of them without regard to case:
+// when it holds an escape or a byte outside ASCII (which can fold to
+// ASCII), or has the length of one of them.
+func (s *scanner) other(name []byte, special bool, read []string) {
+	if special {
+		s.fail()
+		return
+	}
+	for _, r := range read {
+		if len(r) == len(name) && asciiEqualFold(name, r) {
+			s.fail()
+			return
+		}
+	}
+	s.skip()
+}
+
+// asciiEqualFold reports whether the ASCII name is r, lower-case ASCII,
+// without regard to case.
+func asciiEqualFold(name []byte, r string) bool {
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != r[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // array reads the opening of an array; false (having given up) if the
@@ -157,7 +200,7 @@ func (s *scanner) skip() {
 	case c == '{':
 		s.object()
 		for first := true; ; first = false {
-			if _, ok := s.member(first); !ok {
+			if _, _, ok := s.member(first); !ok {
 				return
 			}
 			s.skip()
@@ -292,18 +335,47 @@ var strPlain = func() (t [256]bool) {
 	return t
 }()
 
+// Words of eight bytes, for reading a string eight bytes at a time.
+const (
+	ones   = 0x0101010101010101
+	highs  = 0x8080808080808080
+	quotes = '"' * ones
+	slants = '\\' * ones
+	spaces = ' ' * ones
+)
+
+// specialBytes has the high bit set of each of the eight bytes of w (the
+// first at the bottom) that is a quote, a backslash, a control character
+// or outside ASCII, and maybe of bytes after such a one, never before:
+// the lowest bit set is the first such byte. These are the tests of "Bit
+// Twiddling Hacks" (Sean Eron Anderson): (x-n)&^x has the high bit set
+// where a byte is below n (n at most 0x80), and a borrow only carries
+// from a byte that is; x^c is below 1 where a byte equals c; w itself has
+// it where a byte is outside ASCII.
+func specialBytes(w uint64) uint64 {
+	q, b := w^quotes, w^slants
+	return (((w - spaces) &^ w) | ((q - ones) &^ q) | ((b - ones) &^ b) | w) & highs
+}
+
 // str reads a string and returns its bytes between the quotes, as they
 // are, and whether they hold an escape or a byte outside ASCII.
 func (s *scanner) str() (raw []byte, special bool) {
 	d := s.data
 	start := s.pos + 1
 	for i := start; i < len(d); {
-		c := d[i]
-		if strPlain[c] {
+		// Eight bytes at a time to the next byte that is not plain.
+		if len(d)-i >= 8 {
+			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else if strPlain[d[i]] {
 			i++
 			continue
 		}
-		switch {
+		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
 			return d[start:i], special
@@ -352,18 +424,6 @@ func needsUnquote(raw []byte) bool {
 		}
 	}
 	return !utf8.Valid(raw)
-}
-
-// plainName reports whether name, a member's name as it came, can match a
-// field only by being equal to its name: it holds no escape, no upper-case
-// letter and no byte outside ASCII.
-func plainName(name []byte) bool {
-	for _, c := range name {
-		if c == '\\' || 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // jsonText is a string of a chunk, as the scanner found it: its bytes

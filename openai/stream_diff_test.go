@@ -343,37 +343,3 @@ func FuzzResponsesStreamMatchesGoOpenAI(f *testing.F) {
 		sameStream(t, replayDoer{body: body, contentType: ct}, true)
 	})
 }
-
-// FuzzScanner holds the scanner to encoding/json: it accepts no input
-// that is not JSON, accepts all JSON nested no deeper than it follows,
-// and reads a string to the value encoding/json decodes.
-func FuzzScanner(f *testing.F) {
-	for _, s := range []string{`{"a":[1,-2.5e+3,true,false,null,"x\u00e9\ud800"],"b":{}}`, `"\ud83d\ude00\" \/ \b\f\n\r\t"`,
-		"\"\xff\xfe\xc3(\"", `[01]`, `1.`, `-`, `{"a" 1}`, `[1,]`, `"\u12"`, "\"\x01\"", ` null `, `1e5`, `{"a":1}{}`, `[[[[]]]]`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var s scanner
-		s.reset(b)
-		s.skip()
-		ok, valid := s.end(), json.Valid(b)
-		if ok && !valid {
-			t.Fatalf("the scanner takes %q, which is not JSON", b)
-		}
-		if !ok && valid && bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) <= maxScanDepth {
-			t.Fatalf("the scanner refuses %q, which is JSON", b)
-		}
-		var want string
-		if json.Unmarshal(b, &want) != nil {
-			return
-		}
-		s.reset(b)
-		text, _ := s.text()
-		if !s.end() {
-			t.Fatalf("the scanner refuses the string %q", b)
-		}
-		if got := text.String(); got != want || string(text.appendTo([]byte("<"))) != "<"+want || !text.is(want) || text.isEmpty() != (want == "") {
-			t.Fatalf("the scanner reads %q as %q, encoding/json as %q", b, got, want)
-		}
-	})
-}
