@@ -113,8 +113,8 @@ type callFragment struct {
 	id, name, args jsonText
 }
 
-// decode reads data into c, as encoding/json would decode it into
-// go-openai's chunk: by scanner when it can, else by encoding/json.
+// decode reads data into c as encoding/json decodes it into a
+// chatChunkJSON: by scanner when it can, else by encoding/json.
 func (c *chatChunk) decode(data []byte) error {
 	if c.read(data) {
 		return nil
