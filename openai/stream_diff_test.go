@@ -343,3 +343,23 @@ func FuzzResponsesStreamMatchesGoOpenAI(f *testing.F) {
 		sameStream(t, replayDoer{body: body, contentType: ct}, true)
 	})
 }
+
+// TestLlamaCppCopiesMatchShared checks testdata/llamacpp against the shared
+// fixture store it was copied from, where that store exists (not in CI).
+func TestLlamaCppCopiesMatchShared(t *testing.T) {
+	const shared = "../../shared/fixtures/llamacpp"
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("no shared fixture store at", shared)
+	}
+	copies, _ := filepath.Glob(filepath.Join("testdata", "llamacpp", "*.jsonl"))
+	if len(copies) < 8 {
+		t.Fatalf("%d copies", len(copies))
+	}
+	for _, c := range copies {
+		want, err := os.ReadFile(filepath.Join(shared, filepath.Base(c)))
+		got, _ := os.ReadFile(c)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the store (%v)", c, err)
+		}
+	}
+}
