@@ -2,11 +2,8 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
@@ -25,10 +22,13 @@ type chatModel struct {
 	// request.go); otherwise go-openai's requests go as they are.
 	splice bool
 	tools  toolsCache
+	// emptyLimit is the client's EmptyMessagesLimit, which bounds the
+	// lines in a row of a stream that are not data.
+	emptyLimit uint
 }
 
 func newChatModel(client *goopenai.Client) *chatModel {
-	return &chatModel{client: client, splice: splices(client), tools: toolsCache{encode: chatTools}}
+	return &chatModel{client: client, splice: splices(client), tools: toolsCache{encode: chatTools}, emptyLimit: emptyLimit(client)}
 }
 
 func (m *chatModel) Generate(ctx context.Context, req *loop.Request, onDelta func(loop.Delta)) (*loop.Response, error) {
@@ -136,137 +136,4 @@ func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest
 	ch := resp.Choices[0]
 	return &loop.Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
 		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}, nil
-}
-
-// streamChunk is a stream chunk plus the error some servers put inside a
-// 200 stream.
-type streamChunk struct {
-	goopenai.ChatCompletionStreamResponse
-	Error *goopenai.APIError `json:"error,omitempty"`
-}
-
-func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionRequest, onDelta func(loop.Delta), hint *retryHint) (*loop.Response, error) {
-	req.Stream = true
-	req.StreamOptions = &goopenai.StreamOptions{IncludeUsage: true}
-	stream, err := m.client.CreateChatCompletionStream(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	defer stream.Close()
-	resp := &loop.Response{Message: loop.Message{Role: loop.RoleAssistant}}
-	var content, reasoning strings.Builder
-	var asm toolCallAssembler
-	for {
-		raw, err := stream.RecvRaw()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err == nil && len(raw) == 0 {
-			// go-openai could not decode an error event.
-			err = errors.New("the stream ended with an error event")
-		}
-		if err != nil {
-			if se := hint.streamError(); se != nil {
-				return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", se)
-			}
-			return nil, err
-		}
-		var chunk streamChunk
-		if err := json.Unmarshal(raw, &chunk); err != nil {
-			return nil, fmt.Errorf("the model endpoint sent a chunk that is not JSON: %w", err)
-		}
-		if chunk.Error != nil {
-			return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", chunk.Error)
-		}
-		if chunk.ID != "" {
-			resp.ID = chunk.ID
-		}
-		if chunk.Model != "" {
-			resp.Model = chunk.Model
-		}
-		if chunk.Usage != nil {
-			resp.Usage = fromChatUsage(*chunk.Usage)
-		}
-		for _, ch := range chunk.Choices {
-			d := ch.Delta
-			if ch.FinishReason != "" {
-				resp.FinishReason = string(ch.FinishReason)
-			}
-			if d.Content != "" || d.ReasoningContent != "" {
-				content.WriteString(d.Content)
-				reasoning.WriteString(d.ReasoningContent)
-				onDelta(loop.Delta{Text: d.Content, Reasoning: d.ReasoningContent})
-			}
-			for _, tc := range d.ToolCalls {
-				asm.add(tc)
-			}
-			if d.FunctionCall != nil {
-				asm.add(goopenai.ToolCall{Type: goopenai.ToolTypeFunction, Function: *d.FunctionCall})
-			}
-		}
-	}
-	resp.Message.Content = content.String()
-	resp.Message.Reasoning = reasoning.String()
-	resp.Message.ToolCalls = asm.calls()
-	return resp, nil
-}
-
-// toolCallAssembler joins streamed tool-call fragments, in time linear in
-// their total size. A fragment with an index belongs to the call at that
-// index; servers that omit the index (Ollama, Gemini's compatibility
-// endpoint) start a new call with each new non-empty ID and extend the
-// last call otherwise.
-type toolCallAssembler struct {
-	parts []callParts
-	index map[int]int // fragment index → position in parts
-}
-
-// callParts is one call being assembled.
-type callParts struct {
-	id, name string
-	args     strings.Builder
-}
-
-func (t *toolCallAssembler) add(f goopenai.ToolCall) {
-	pos := -1
-	switch {
-	case f.Index != nil:
-		if t.index == nil {
-			t.index = map[int]int{}
-		}
-		p, ok := t.index[*f.Index]
-		// Some servers send index 0 for every call: a new ID means a new call.
-		if ok && (f.ID == "" || f.ID == t.parts[p].id) {
-			pos = p
-		} else {
-			t.index[*f.Index] = len(t.parts)
-		}
-	case len(t.parts) > 0 && (f.ID == "" || f.ID == t.parts[len(t.parts)-1].id):
-		pos = len(t.parts) - 1
-	}
-	if pos < 0 {
-		t.parts = append(t.parts, callParts{id: f.ID, name: f.Function.Name})
-		t.parts[len(t.parts)-1].args.WriteString(f.Function.Arguments)
-		return
-	}
-	c := &t.parts[pos]
-	if c.id == "" {
-		c.id = f.ID
-	}
-	if f.Function.Name != "" && c.name != f.Function.Name {
-		c.name += f.Function.Name
-	}
-	c.args.WriteString(f.Function.Arguments)
-}
-
-func (t *toolCallAssembler) calls() []loop.ToolRequest {
-	if len(t.parts) == 0 {
-		return nil
-	}
-	out := make([]loop.ToolRequest, len(t.parts))
-	for i := range t.parts {
-		p := &t.parts[i]
-		out[i] = loop.ToolRequest{ID: p.id, Name: p.name, Arguments: p.args.String()}
-	}
-	return out
 }

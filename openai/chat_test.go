@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // TestToolCallAssemblyIsLinear feeds the arguments of one call in 4-byte
@@ -14,14 +12,13 @@ import (
 func TestToolCallAssemblyIsLinear(t *testing.T) {
 	allocated := func(size int) uint64 {
 		var asm toolCallAssembler
-		i := 0
-		first := goopenai.ToolCall{Index: &i, ID: "call_1", Type: goopenai.ToolTypeFunction, Function: goopenai.FunctionCall{Name: "save"}}
-		frag := goopenai.ToolCall{Index: &i, Function: goopenai.FunctionCall{Arguments: "abcd"}}
+		first := callFragment{hasIndex: true, id: jsonText{raw: []byte("call_1")}, name: jsonText{raw: []byte("save")}}
+		frag := callFragment{hasIndex: true, args: jsonText{raw: []byte("abcd")}}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		asm.add(first)
+		asm.add(&first)
 		for range size / 4 {
-			asm.add(frag)
+			asm.add(&frag)
 		}
 		calls := asm.calls()
 		runtime.ReadMemStats(&after)

@@ -10,9 +10,12 @@
 // request, nothing is HTML-escaped, and the requests of a run keep a
 // byte-stable prefix (the tools, the instructions and the earlier turns
 // are the same bytes each time), so that OpenAI's automatic prompt cache
-// serves them; Usage.CachedTokens reports what it served. Streaming
-// assembles tool-call fragments by index; an error event inside a 200
-// stream, the Retry-After of a refused request and the URL a request went
+// serves them; Usage.CachedTokens reports what it served. A stream's
+// events are read off the reply here, by go-openai's rules, each line at
+// most 32 MiB, and each chunk by a scanner that keeps nothing of it but
+// the text it hands on (about one allocation a delta, where decoding into
+// go-openai's types made twenty). Streaming assembles tool-call fragments
+// by index, interleaved or not; an error event inside a 200 stream, the Retry-After of a refused request and the URL a request went
 // to come back in a *loop.ModelError, which says whether to retry.
 //
 // Images (loop.Message.Images) go as image_url or input_image parts, the

@@ -100,7 +100,7 @@ func New(opts ...Option) (*Model, error) {
 	}
 	if c.responses {
 		return &Model{responses: &responsesModel{client: client, chain: c.chain,
-			splice: splices(client), tools: toolsCache{encode: responsesTools}}}, nil
+			splice: splices(client), tools: toolsCache{encode: responsesTools}, emptyLimit: emptyLimit(client)}}, nil
 	}
 	return &Model{chat: newChatModel(client)}, nil
 }

@@ -29,6 +29,9 @@ type responsesModel struct {
 	// request.go); otherwise go-openai's requests go as they are.
 	splice bool
 	tools  toolsCache
+	// emptyLimit is the client's EmptyMessagesLimit, which bounds the
+	// lines in a row of a stream that are not data.
+	emptyLimit uint
 	// plain holds the models (string → true) that refused to include
 	// encrypted reasoning: OpenAI's models without reasoning, such as
 	// gpt-4o-mini, answer 400 to it. They are asked without it from then on.

@@ -234,14 +234,17 @@ func (it *streamItem) whole() (json.RawMessage, error) {
 }
 
 func (m *responsesModel) stream(ctx context.Context, req goopenai.CreateResponseRequest, onDelta func(loop.Delta), hint *retryHint) (*loop.Response, error) {
+	hint.stream = true
 	stream, err := m.client.CreateResponseStream(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	defer stream.Close()
+	events := hint.events(stream, m.emptyLimit)
 	a := responseAssembler{onDelta: onDelta}
+	var dec eventDecoder
 	for {
-		raw, err := stream.RecvRaw()
+		raw, err := events.RecvRaw()
 		if errors.Is(err, io.EOF) {
 			// The body ended without response.completed: the reply is
 			// whole only if every item it began was done.
@@ -259,8 +262,8 @@ func (m *responsesModel) stream(ctx context.Context, req goopenai.CreateResponse
 			}
 			return nil, err
 		}
-		var ev streamEvent
-		if err := json.Unmarshal(raw, &ev); err != nil {
+		ev, err := dec.decode(raw)
+		if err != nil {
 			var head struct {
 				Type string `json:"type"`
 			}
@@ -269,7 +272,7 @@ func (m *responsesModel) stream(ctx context.Context, req goopenai.CreateResponse
 			}
 			return nil, fmt.Errorf("the model endpoint sent an event the wire cannot read: %w", err)
 		}
-		complete, err := a.add(&ev)
+		complete, err := a.add(ev)
 		if err != nil {
 			return nil, err
 		}
@@ -277,4 +280,102 @@ func (m *responsesModel) stream(ctx context.Context, req goopenai.CreateResponse
 			return a.response()
 		}
 	}
+}
+
+// eventDecoder decodes stream events as encoding/json decodes them into a
+// streamEvent. The events of every delta, which carry a type, an item's
+// index and id, and the delta, are read by scanner into one streamEvent
+// reused from event to event, their type and item id made strings once;
+// any other event (an item, a response, an error) goes to encoding/json.
+type eventDecoder struct {
+	ev    streamEvent
+	index int // what ev.OutputIndex points to
+	scan  scanner
+	// names are the types and item ids seen lately, as strings.
+	names [8]string
+	next  int
+}
+
+// decode decodes data, valid until the next call.
+func (d *eventDecoder) decode(data []byte) (*streamEvent, error) {
+	if d.read(data) {
+		return &d.ev, nil
+	}
+	ev := new(streamEvent)
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// eventNames are the names of a streamEvent's members.
+var eventNames = []string{"type", "output_index", "item_id", "delta", "arguments", "item", "response", "code", "message", "error"}
+
+// The members of an event the scanner reads, as bits.
+const (
+	evType = 1 << iota
+	evOutputIndex
+	evItemID
+	evDelta
+)
+
+// read reads data into d.ev by scanner; false if it gave up.
+func (d *eventDecoder) read(data []byte) bool {
+	s := &d.scan
+	s.reset(data)
+	d.ev = streamEvent{}
+	if !s.object() {
+		return false
+	}
+	var seen uint32
+	for first := true; ; first = false {
+		name, special, ok := s.member(first)
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "type":
+			s.once(&seen, evType)
+			t, _ := s.text()
+			d.ev.Type = d.intern(t)
+		case "output_index":
+			s.once(&seen, evOutputIndex)
+			if v, isNull := s.integer(); !isNull {
+				d.index = v
+				d.ev.OutputIndex = &d.index
+			}
+		case "item_id":
+			s.once(&seen, evItemID)
+			t, _ := s.text()
+			d.ev.ItemID = d.intern(t)
+		case "delta":
+			s.once(&seen, evDelta)
+			t, _ := s.text()
+			d.ev.Delta = t.String()
+		case "arguments", "item", "response", "code", "message", "error":
+			s.fail()
+		default:
+			s.other(name, special, eventNames)
+		}
+	}
+	return s.end()
+}
+
+// intern returns t as a string, the same string as before when t was
+// seen lately.
+func (d *eventDecoder) intern(t jsonText) string {
+	if t.isEmpty() {
+		return ""
+	}
+	if !t.esc {
+		for _, n := range d.names {
+			if string(t.raw) == n {
+				return n
+			}
+		}
+	}
+	n := t.String()
+	d.names[d.next] = n
+	d.next = (d.next + 1) % len(d.names)
+	return n
 }

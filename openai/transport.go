@@ -23,9 +23,9 @@ import (
 // This file is the HTTP side of both wires: one pool of connections for
 // every Model made without WithClient, sized for a server where one agent
 // serves many users at once, and the HTTP client go-openai sends through,
-// which puts the body written by hand on the wire and reads what
-// go-openai's errors leave out (the Retry-After header, an error event
-// in a stream).
+// which puts the body written by hand on the wire, hands a stream's reply
+// to the wire to read (sse.go), and reads what go-openai's errors leave
+// out (the Retry-After header, an error event in a stream).
 
 // The pool's bounds. go-openai's default client keeps two idle
 // connections per host (http.DefaultTransport's default): under a few
@@ -136,40 +136,59 @@ func notFoundHint(status int, url, api string) string {
 }
 
 // retryAfterRecorder is the HTTP client of both wires: it sends
-// the body Generate wrote in place of go-openai's, and records the
+// the body Generate wrote in place of go-openai's, records the
 // Retry-After of a failed response where Generate can read it, since
-// go-openai's errors do not carry headers.
+// go-openai's errors do not carry headers, and hands a stream's body to
+// the wire, which reads its events itself.
 type retryAfterRecorder struct{ inner goopenai.HTTPDoer }
 
 type retryAfterKey struct{}
 
 // retryHint carries the body Generate wrote to the HTTP layer, and what
-// the HTTP layer saw back to Generate: the
-// Retry-After of a failed response, and the tail of a stream, where an
-// error event that go-openai cannot decode may be read.
+// the HTTP layer saw back to Generate: the Retry-After of a failed
+// response, the body of a stream's reply, for the wire to read its events,
+// and the tail of a stream, where an error event that go-openai cannot
+// decode may be read.
 type retryHint struct {
-	body  net.Buffers // the request's body, nil to send go-openai's
-	url   string      // where it went, without its query
-	after time.Duration
-	tail  *tailBuffer
+	body   net.Buffers // the request's body, nil to send go-openai's
+	stream bool        // the request is for a stream: hand its reply's body over
+	url    string      // where it went, without its query
+	after  time.Duration
+	reply  io.Reader // a stream's body, once the server answered
+	tail   *tailBuffer
 }
 
-// tailBuffer keeps the last bytes read through it.
+// tailSize is how much of the end of a stream is kept for its error event.
+const tailSize = 8 << 10
+
+// tailBuffer keeps the last tailSize bytes read through it, in a ring.
 type tailBuffer struct {
 	io.ReadCloser
-	mu  sync.Mutex
-	buf []byte
+	ring    [tailSize]byte
+	written int // bytes read through, in all
 }
 
 func (t *tailBuffer) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
-	t.mu.Lock()
-	t.buf = append(t.buf, p[:n]...)
-	if len(t.buf) > 8<<10 {
-		t.buf = t.buf[len(t.buf)-8<<10:]
+	b := p[:n]
+	if len(b) > tailSize {
+		t.written += len(b) - tailSize
+		b = b[len(b)-tailSize:]
 	}
-	t.mu.Unlock()
+	at := t.written % tailSize
+	k := copy(t.ring[at:], b)
+	copy(t.ring[:], b[k:])
+	t.written += len(b)
 	return n, err
+}
+
+// bytes returns the bytes kept, oldest first.
+func (t *tailBuffer) bytes() []byte {
+	if t.written <= tailSize {
+		return t.ring[:t.written]
+	}
+	at := t.written % tailSize
+	return append(t.ring[at:tailSize:tailSize], t.ring[:at]...)
 }
 
 // streamError finds the last error event in the stream's tail.
@@ -177,9 +196,7 @@ func (h *retryHint) streamError() error {
 	if h.tail == nil {
 		return nil
 	}
-	h.tail.mu.Lock()
-	defer h.tail.mu.Unlock()
-	lines := strings.Split(string(h.tail.buf), "\n")
+	lines := strings.Split(string(h.tail.bytes()), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		data, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "data:")
 		if !ok || !strings.Contains(data, `"error"`) {
@@ -216,6 +233,9 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 		h.tail = &tailBuffer{ReadCloser: resp.Body}
 		resp.Body = h.tail
 	}
+	if h.stream {
+		h.reply = resp.Body
+	}
 	return resp, err
 }
 
@@ -245,6 +265,16 @@ func clientConfig(c *goopenai.Client) (cfg goopenai.ClientConfig, ok bool) {
 		return cfg, false
 	}
 	return *(*goopenai.ClientConfig)(unsafe.Pointer(v.UnsafeAddr())), true
+}
+
+// emptyLimit is c's EmptyMessagesLimit, go-openai's default when its
+// configuration cannot be read.
+func emptyLimit(c *goopenai.Client) uint {
+	cfg, ok := clientConfig(c)
+	if !ok {
+		cfg = goopenai.DefaultConfig("")
+	}
+	return cfg.EmptyMessagesLimit
 }
 
 // splices reports whether c sends through retryAfterRecorder, which puts
