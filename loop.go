@@ -57,7 +57,8 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prev *loop.State, 
 	} else {
 		st, effects = a.core.StartPrompt(runID, seed, history, Message{Content: prompt, Images: images}, format)
 	}
-	r := &liveRun{a: a, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans, parent: parent}
+	r := &liveRun{a: a, st: st, events: events, inputs: make(chan loop.Input), halt: make(chan struct{}), answer: ans}
+	r.inherit(parent)
 	r.ctx = context.WithValue(ctx, runKey{}, r)
 	r.g.SetLimit(a.cfg.maxParallel)
 	r.startRun(prompt)
@@ -125,6 +126,10 @@ type liveRun struct {
 	answer   *answerRun                 // the typed answer of Ask, nil for Run and Stream
 	parent   *parentRun                 // the run this one is a task of, nil for a run of its own
 	subs     subUsage                   // the usage of the runs this one handed tasks to
+	// For a sub-run, made once when it starts (see inherit): the path of
+	// agents down to this one, and its hooks followed by its callers'.
+	agents   []string
+	subHooks []Hooks
 }
 
 func (r *liveRun) drive(effects []loop.Effect) (*Result, error) {

@@ -158,12 +158,25 @@ func (s *subUsage) sum() map[string]Usage {
 	return maps.Clone(s.byAgent)
 }
 
+// inherit makes r a sub-run of parent (nothing when parent is nil): what
+// every tool event of the run reports, the path and the hooks, is worked
+// out here once, not per event.
+func (r *liveRun) inherit(parent *parentRun) {
+	if parent == nil {
+		return
+	}
+	r.parent = parent
+	r.agents = slices.Clip(append(slices.Clone(parent.path), r.a.name)) // an append to Call.Agents copies
+	r.subHooks = append(slices.Clone(r.a.cfg.hooks), parent.hooks...)
+}
+
 // path is the agents from the outermost run down to this one's agent.
+// The caller must not change it.
 func (r *liveRun) path() []string {
 	if r.parent == nil {
 		return []string{r.a.name}
 	}
-	return append(slices.Clone(r.parent.path), r.a.name)
+	return r.agents
 }
 
 // approver is the approver of the run's calls: the outermost caller's,
@@ -180,7 +193,7 @@ func (r *liveRun) hooks() []Hooks {
 	if r.parent == nil {
 		return r.a.cfg.hooks
 	}
-	return append(slices.Clone(r.a.cfg.hooks), r.parent.hooks...)
+	return r.subHooks
 }
 
 // runAsTool runs the task as a sub-run of the run whose tool call ctx is,
