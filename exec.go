@@ -170,7 +170,11 @@ func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string,
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		r.err = ctx.Err()
+		if t.endsWithItsContext {
+			r = <-done
+		} else {
+			r.err = ctx.Err()
+		}
 	}
 	shown := cs.shown()
 	if r.err == nil {

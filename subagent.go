@@ -48,6 +48,7 @@ func agentTool(sub *Agent) (*Tool, error) {
 		return nil, err
 	}
 	t.origin = sub
+	t.endsWithItsContext = true
 	t.signature = sub.name + "(task string) string"
 	return t, nil
 }

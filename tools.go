@@ -45,6 +45,11 @@ type Tool struct {
 	// generatedCall is set when invoke runs the func through its
 	// generated Call (gencall.go) rather than by reflection.
 	generatedCall bool
+	// endsWithItsContext is set for a tool that is known to return soon
+	// after its context ends (an agent's sub-run, whose own calls are cut
+	// then): a canceled call waits for it rather than leaving it running,
+	// so that nothing it reports comes after its caller's run is over.
+	endsWithItsContext bool
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.
