@@ -28,4 +28,18 @@ func init() {
 	}
 	bridge.ResultOf = func(lr loop.Result) any { return resultOf(lr) }
 	bridge.CallOf = func(runID string, c loop.Call) any { return callOf(runID, c) }
+	bridge.SubAgents = func(a any) []any {
+		subs := a.(*Agent).subs
+		out := make([]any, len(subs))
+		for i, s := range subs {
+			out[i] = s
+		}
+		return out
+	}
+	bridge.SubAgent = func(t any) any {
+		if sub, ok := t.(*Tool).origin.(*Agent); ok && t.(*Tool).endsWithItsContext {
+			return sub
+		}
+		return nil
+	}
 }

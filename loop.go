@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -460,7 +461,7 @@ func (r *liveRun) send(e Event) {
 // (see drive.ResultOf).
 func resultOf(lr loop.Result) *Result {
 	res := &Result{RunID: lr.RunID, Output: lr.Output, Iterations: lr.Iterations, StopReason: lr.StopReason, Usage: lr.Usage,
-		Compactions: slices.Clone(lr.Compactions)}
+		Compactions: slices.Clone(lr.Compactions), ByAgent: maps.Clone(lr.ByAgent)}
 	if len(lr.Calls) > 0 {
 		res.ToolCalls = make([]ToolCall, len(lr.Calls))
 		for i, c := range lr.Calls {

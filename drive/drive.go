@@ -83,3 +83,23 @@ func ResultOf(lr loop.Result) *onion.Result { return bridge.ResultOf(lr).(*onion
 // same on every attempt. A runtime with a steadier name for the call, such
 // as a durable workflow's, may put that in IdempotencyKey instead.
 func CallOf(runID string, c loop.Call) onion.Call { return bridge.CallOf(runID, c).(onion.Call) }
+
+// SubAgents returns the agents a was given as tools (see "Agents as
+// tools" in package onion), in the order NewAgent was given them.
+func SubAgents(a *onion.Agent) []*onion.Agent {
+	subs := bridge.SubAgents(a)
+	out := make([]*onion.Agent, len(subs))
+	for i, s := range subs {
+		out[i] = s.(*onion.Agent)
+	}
+	return out
+}
+
+// SubAgent returns the agent that t hands its task to when t is an agent
+// given as a tool, and nil for any other tool. Such a tool's arguments are
+// {"task": "…"}; Run runs it as a fresh run of that agent, and a runtime
+// may run it as a run of its own (package temporal: a child workflow).
+func SubAgent(t *onion.Tool) *onion.Agent {
+	sub, _ := bridge.SubAgent(t).(*onion.Agent)
+	return sub
+}

@@ -134,6 +134,11 @@ type Result struct {
 	// corrective turn did not fit either, or when the budget left no room
 	// for the corrective turn.
 	AnswerProblems []string `json:"answer_problems,omitempty"`
+	// ByAgent is set by a runtime whose run handed tasks to other agents:
+	// the usage of those runs by path of agents ("lead/reader"), which
+	// the runtime adds to Usage when the run ends, with this run's own
+	// under its agent's path. The loop keeps it and never reads it.
+	ByAgent map[string]Usage `json:"by_agent,omitempty"`
 }
 
 // Phase is what a run waits for.

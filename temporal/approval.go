@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -52,10 +53,18 @@ func (r *wrun) handle(ctx workflow.Context) error {
 			if _, answered := r.decisions[c.ID]; !answered {
 				call := drive.CallOf(r.st.RunID, c)
 				call.IdempotencyKey = callKey(workflowID, chain, c) // the key the tool will see
+				if len(r.in.Path) > 0 {
+					call.Agents = r.path()
+				}
 				calls = append(calls, call)
 			}
 		}
 		return calls, nil
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetQueryHandler(ctx, childrenQuery, func() ([]string, error) {
+		return r.childIDs(), nil
 	}); err != nil {
 		return err
 	}
@@ -148,19 +157,35 @@ func (r *wrun) approve(ctx workflow.Context, c loop.Call) loop.Input {
 }
 
 // Pending returns the calls of the run workflowID that wait for approval,
-// in the order they began to wait. It is a Temporal query, answered by a
-// worker: while no worker of the run's task queue is alive it fails (or
-// waits for ctx), and the calls are still waiting.
+// in the order they began to wait, then those of the runs of agents it
+// handed tasks to (a call inside one has that run's workflow ID as its
+// RunID, and the path of agents in Agents). It is a Temporal query,
+// answered by a worker: while no worker of the run's task queue is alive
+// it fails (or waits for ctx), and the calls are still waiting.
 func Pending(ctx context.Context, c client.Client, workflowID string) ([]onion.Call, error) {
-	return query[[]onion.Call](ctx, c, workflowID, pendingQuery, "pending calls")
+	return pendingTree(ctx, c, workflowID, onion.MaxAgentDepth)
 }
 
 // Approve answers the call callID (the ID of a call Pending returned) of
-// the run workflowID: ok lets it run, false denies it. It returns once the
-// run has the answer, which needs a worker: while none is alive it waits
-// for one, up to ctx. A call that does not wait for approval, or was
-// already answered, is an error, and leaves no trace in the run's history.
+// the run workflowID, or of a run of an agent it handed a task to: ok
+// lets it run, false denies it. It returns once the run has the answer,
+// which needs a worker: while none is alive it waits for one, up to ctx.
+// A call that does not wait for approval, or was already answered, is an
+// error, and leaves no trace in the run's history.
 func Approve(ctx context.Context, c client.Client, workflowID, callID string, ok bool) error {
+	err := approve(ctx, c, workflowID, callID, ok)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == "onion.NoSuchCall" {
+		// The call may wait inside a run of an agent given as a tool.
+		if id, herr := holder(ctx, c, workflowID, callID); herr == nil && id != "" && id != workflowID {
+			return approve(ctx, c, id, callID, ok)
+		}
+	}
+	return err
+}
+
+// approve sends the Decision on the call callID to the run workflowID.
+func approve(ctx context.Context, c client.Client, workflowID, callID string, ok bool) error {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   workflowID,
 		UpdateName:   approveUpdate,

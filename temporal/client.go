@@ -37,7 +37,7 @@ func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string
 	if n := payloadSize(in); n > maxPayload {
 		return nil, errors.New("temporal: " + tooLarge("the prompt with its history", n))
 	}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, WorkflowName, in)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue, EnableEagerStart: true}, WorkflowName, in)
 	if err != nil {
 		return nil, fmt.Errorf("temporal: start a run of agent %q: %w", agent, err)
 	}

@@ -5,15 +5,21 @@
 // The workflow drives the agent's own loop (package loop), the same rules
 // Agent.Run follows; what changes is who carries out its effects:
 //
-//   - Each model request is an activity, retried as the agent retries
-//     (its Retries, RetryBackoff and MaxRetryAfter; ModelRetries may
-//     override the count) what onion.Retryable says may pass: a 429 or 5xx
-//     that says Retry-After waits that long (NextRetryDelay); any other
-//     4xx is not retried. A lost worker (killed, or stopped past its stop
-//     timeout) is not a failed request: the request is sent again on
-//     another worker, up to LostWorkerRetries times (5), apart from
-//     Retries. The model client is the worker's agent's, so no API key
-//     ever enters the workflow history.
+//   - Each model request and each tool call is an activity. LocalSteps
+//     makes model requests and reads local activities, run by the worker
+//     of the workflow task: a round of a model request, a read and the
+//     answer is then one workflow task for the server, not four workflow
+//     tasks and three activity tasks, and a lost worker's steps since its
+//     last workflow task are done again (LocalSteps says what else).
+//   - A model request is retried as the agent retries (its Retries,
+//     RetryBackoff and MaxRetryAfter; ModelRetries may override the count)
+//     what onion.Retryable says may pass: a 429 or 5xx that says
+//     Retry-After waits that long (NextRetryDelay); any other 4xx is not
+//     retried. A lost worker (killed, or stopped past its stop timeout) is
+//     not a failed request: the request is sent again by another worker,
+//     up to LostWorkerRetries times (5), apart from Retries. The
+//     model client is the worker's agent's, so no API key ever enters the
+//     workflow history.
 //   - The agent's hooks are called once each, never on replay: BeforeModel
 //     and AfterModel in the model activity (a retry is the same request;
 //     their error stops the run), BeforeTool and AfterTool by the workflow
@@ -22,10 +28,10 @@
 //     workflow task, so they must be quick, and their error is logged
 //     without stopping the run (only what the history records may change a
 //     run's course). The activities log with the agent's Logger.
-//   - Each tool call is an activity that heartbeats on a timer while the
-//     tool runs, so a lost worker is noticed within the heartbeat timeout
-//     (30 s unless HeartbeatTimeout says otherwise). The tool's own
-//     failure comes back as a result, never as an activity error.
+//   - A tool call's activity heartbeats on a timer while the tool runs,
+//     so a lost worker is noticed within the heartbeat timeout (30 s
+//     unless HeartbeatTimeout says otherwise). The tool's own failure
+//     comes back as a result, never as an activity error.
 //   - A read may be repeated: it is tried up to ToolRetries+1 times, and a
 //     read cut by a lost worker runs again on another (LostWorkerRetries
 //     times at most, apart from ToolRetries; the Result's Attempts counts

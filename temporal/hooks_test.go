@@ -239,14 +239,14 @@ func TestActivitiesLogWithTheAgentsLogger(t *testing.T) {
 func TestReplayCallsNoHook(t *testing.T) {
 	files := recordedHistories(t)
 	var rec recorder
-	rt, err := newRuntime([]*onion.Agent{replayAgent(t, rec.hooks())})
+	rt, err := newRuntime([]*onion.Agent{replayLead(t, replayAgent(t, rec.hooks()))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
 		r := worker.NewWorkflowReplayer()
 		r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
-		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
+		if err := replay(r, f); err != nil {
 			t.Fatalf("replay of %s: %v", f, err)
 		}
 	}

@@ -39,6 +39,13 @@ type settings struct {
 	LostWorker       int           `json:"lost_worker_attempts"`
 	HistoryEvents    int           `json:"history_events"`
 	HistoryBytes     int           `json:"history_bytes"`
+	// LocalSteps runs model requests and reads as local activities (see
+	// LocalSteps). It is in the input, so that a run keeps one way on
+	// replay, whichever version of onion a worker runs.
+	LocalSteps bool `json:"local_steps,omitempty"`
+	// ChildRuns runs a call of an agent given as a tool as a child
+	// workflow; runs started before it ran such a call as one activity.
+	ChildRuns bool `json:"child_runs,omitempty"`
 }
 
 // newStartConfig is what opts configure, from the default settings; a nil
@@ -65,6 +72,7 @@ func defaultSettings() settings {
 		LostWorker:       5,
 		HistoryEvents:    10_000,
 		HistoryBytes:     8 << 20,
+		ChildRuns:        true,
 	}
 }
 
@@ -160,6 +168,40 @@ func LostWorkerRetries(n int) StartOption {
 			return fmt.Errorf("temporal.LostWorkerRetries(%d): must not be negative", n)
 		}
 		c.settings.LostWorker = n
+		return nil
+	})
+}
+
+// LocalSteps makes the run's model requests and reads local activities:
+// the worker running the workflow task runs them and records their
+// results with the task's completion, with no trip through the server's
+// queues. A round of a model request, a read and the answer then costs
+// the server one workflow task rather than four and three activity tasks,
+// about a quarter of the CPU and a third of the time
+// (BenchmarkDurableStep in temporal/devserver). Writes stay regular
+// activities, sent at most once: a write is scheduled only once the steps
+// before it are recorded. What a run gives up, and why it is not the
+// default:
+//   - A lost worker loses every step since its last workflow task
+//     completed, and the next worker does them again: model requests that
+//     had answered are sent again (billed again, and the model may answer
+//     otherwise), and reads run again, each as attempt 1, since no attempt
+//     was recorded. The history shows a timed-out workflow task, not the
+//     requests that were lost.
+//   - A lost worker is noticed when the workflow task times out (10 s),
+//     not within HeartbeatTimeout, and its steps are done again without
+//     the bound of LostWorkerRetries: a request that kills every worker it
+//     reaches keeps killing them.
+//   - A cancellation or an Approve reaches a run whose local step is in
+//     flight at the workflow task's next heartbeat (every 8 s).
+//   - In the Temporal UI each step is a marker, not an activity, and it
+//     runs on the workflow's worker, never on workers of its own.
+//
+// Use it for short, cheap model requests and reads, where a step's cost
+// is mostly Temporal's own.
+func LocalSteps() StartOption {
+	return startOptionFunc(func(c *startConfig) error {
+		c.settings.LocalSteps = true
 		return nil
 	})
 }

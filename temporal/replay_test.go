@@ -3,9 +3,11 @@ package temporal
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -19,9 +21,9 @@ import (
 func TestReplayRecordedHistories(t *testing.T) {
 	files := recordedHistories(t)
 	if len(files) < 6 {
-		t.Fatalf("%d recorded histories, want the 6 the devserver tests record", len(files))
+		t.Fatalf("%d recorded histories, want the 6 the devserver tests record at least", len(files))
 	}
-	rt, err := newRuntime([]*onion.Agent{replayAgent(t)})
+	rt, err := newRuntime([]*onion.Agent{replayLead(t, replayAgent(t))}) // and its tool, testagent's agent
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +31,46 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(rt.run, workflow.RegisterOptions{Name: WorkflowName})
-			if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
+			if err := replay(r, f); err != nil {
 				t.Fatalf("replay of %s: %v", f, err)
 			}
 		})
 	}
+}
+
+// recordedIDs are the workflow IDs of the recorded runs whose replay
+// depends on it: a child workflow's ID is made from its parent's. The
+// replayer calls any other run "ReplayId".
+var recordedIDs = map[string]string{"sub-agent-write-cut.json": "crash-sub"}
+
+// replay replays the recorded history in file with r, under the run's
+// workflow ID when it matters.
+func replay(r worker.WorkflowReplayer, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		return err
+	}
+	var opts worker.ReplayWorkflowHistoryOptions
+	if id, ok := recordedIDs[filepath.Base(file)]; ok {
+		opts.OriginalExecution = workflow.Execution{ID: id}
+	}
+	return r.ReplayWorkflowHistoryWithOptions(quietLogger{}, h, opts)
+}
+
+// replayLead is testagent's lead, whose tool is agent, with a model that
+// fails as replayAgent's does.
+func replayLead(t *testing.T, agent *onion.Agent) *onion.Agent {
+	t.Helper()
+	lead, err := testagent.NewLead(agent, onion.WithModel(noModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lead
 }
 
 // recordedHistories are the files of the recorded histories; none fails
@@ -47,15 +84,18 @@ func recordedHistories(t *testing.T) []string {
 	return files
 }
 
+// noModel is the model of a replay, which asks none.
+var noModel = onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
+	return nil, errors.New("a replay asks no model")
+})
+
 // replayAgent is testagent with opts, whose tools and model fail: a
 // replay runs no tool and asks no model.
 func replayAgent(t *testing.T, opts ...onion.Option) *onion.Agent {
 	t.Helper()
 	agent, err := testagent.New(func(context.Context, string) (string, error) {
 		return "", errors.New("a replay runs no tool")
-	}, append([]onion.Option{onion.WithModel(onion.ModelFunc(func(context.Context, *onion.Request, func(onion.Delta)) (*onion.Response, error) {
-		return nil, errors.New("a replay asks no model")
-	}))}, opts...)...)
+	}, append([]onion.Option{onion.WithModel(noModel)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

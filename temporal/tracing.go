@@ -184,16 +184,22 @@ func (r *wrun) toolSpan(e loop.Effect, tc onion.ToolCall) {
 // when callID is "") for the next activity: the span this worker started,
 // else the caller's.
 func (r *wrun) traced(ctx workflow.Context, callID string) workflow.Context {
-	c := r.in.Trace
-	if tctx, ok := r.spans.tools[callID]; ok {
-		c = carrierOf(tctx)
-	} else if r.spans.run != nil {
-		c = carrierOf(r.spans.run)
-	}
+	c := r.carrier(callID)
 	if len(c) == 0 {
 		return ctx
 	}
 	return workflow.WithValue(ctx, traceKey{}, c)
+}
+
+// carrier is the trace context of the call callID's span, else of the
+// run's, else the one the run was started with.
+func (r *wrun) carrier(callID string) map[string]string {
+	if tctx, ok := r.spans.tools[callID]; ok {
+		return carrierOf(tctx)
+	} else if r.spans.run != nil {
+		return carrierOf(r.spans.run)
+	}
+	return r.in.Trace
 }
 
 // traceModel is ctx, the model activity's, with the chat span of req

@@ -158,11 +158,11 @@ func TestReplayOfRecordedHistoriesStartsNoSpan(t *testing.T) {
 	tp, rec := spanRecorder(t)
 	agent := replayAgent(t, telemetry.Option(telemetry.TracerProvider(tp)))
 	for _, f := range files {
-		r, err := NewReplayer(agent)
+		r, err := NewReplayer(replayLead(t, agent))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger{}, f); err != nil {
+		if err := replay(r, f); err != nil {
 			t.Fatalf("replay of %s: %v", f, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 )
 
 // This file is the worker's side: which agents it serves, and the
@@ -42,12 +43,32 @@ func newRuntime(agents []*onion.Agent) (*runtime, error) {
 		if a == nil {
 			return nil, fmt.Errorf("temporal: agent %d is nil", i)
 		}
-		if _, dup := rt.agents[a.Name()]; dup {
+		if other, dup := rt.agents[a.Name()]; dup && other != a {
 			return nil, fmt.Errorf("temporal: two agents are named %q; runs find their agent by name", a.Name())
 		}
-		rt.agents[a.Name()] = a
+		if err := rt.add(a); err != nil {
+			return nil, err
+		}
 	}
 	return rt, nil
+}
+
+// add serves a and, under their own names, the agents it was given as
+// tools, whose runs are child workflows of its runs.
+func (rt *runtime) add(a *onion.Agent) error {
+	if other, ok := rt.agents[a.Name()]; ok {
+		if other != a {
+			return fmt.Errorf("temporal: two agents are named %q (one given as a tool of another); runs find their agent by name", a.Name())
+		}
+		return nil
+	}
+	rt.agents[a.Name()] = a
+	for _, sub := range drive.SubAgents(a) {
+		if err := rt.add(sub); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (rt *runtime) agent(name string) (*onion.Agent, error) {

@@ -34,6 +34,9 @@ type runInput struct {
 	// Answer is what the final answer is held to in a run started with
 	// Answer (ask.go); nil for a plain run.
 	Answer *onion.AnswerSpec `json:"answer,omitempty"`
+	// Path is, for the run of an agent given as a tool, the agents whose
+	// calls led to it, outermost first; empty for a run of its own.
+	Path []string `json:"path,omitempty"`
 }
 
 // wrun is one run of the workflow.
@@ -56,6 +59,32 @@ type wrun struct {
 	// the attempts Temporal made on its own after lost workers, which
 	// the loop does not know of.
 	reruns map[string]int
+	// local is set when model requests and reads run as local activities
+	// (see LocalSteps).
+	local bool
+	// children are the workflow IDs of the sub-runs going on, by call ID.
+	children map[string]string
+}
+
+// allAttempts bounds a local activity's attempts together: a local
+// activity's ScheduleToCloseTimeout is its StartToCloseTimeout unless
+// set, which would leave no time for a second attempt.
+func allAttempts(each, wait time.Duration, attempts int32) time.Duration {
+	const years = 10 * 365 * 24 * time.Hour // no bound but each attempt's
+	n := time.Duration(max(attempts, 1))
+	if each >= years/n || wait >= years/n {
+		return years
+	}
+	return n*each + (n-1)*wait
+}
+
+// execute runs the activity name with in: a local activity when local is
+// set (the run's model requests and reads), else a regular one.
+func execute(ctx workflow.Context, local bool, name string, in any) workflow.Future {
+	if local {
+		return workflow.ExecuteLocalActivity(ctx, name, in)
+	}
+	return workflow.ExecuteActivity(ctx, name, in)
 }
 
 func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
@@ -64,7 +93,8 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
 	}
 	r := &wrun{rt: rt, agent: a, lp: drive.Loop(a), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
-		spans: spans{in: drive.Instrument(a)}, reruns: map[string]int{}}
+		spans: spans{in: drive.Instrument(a)}, reruns: map[string]int{}, children: map[string]string{}}
+	r.local = in.Settings.LocalSteps
 	var effects []loop.Effect
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	switch {
@@ -85,9 +115,10 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		for _, e := range effects {
 			switch e.Kind {
 			case loop.Finish:
-				r.endHooks(ctx, *e.Result)
-				r.endRun(drive.ResultOf(*e.Result), stopError(*e.Result))
-				return fitResult(*e.Result), nil
+				res := r.withSubUsage(*e.Result)
+				r.endHooks(ctx, res)
+				r.endRun(drive.ResultOf(res), stopError(res))
+				return fitResult(res), nil
 			case loop.Emit:
 				r.log(ctx, e)
 				r.toolEvent(ctx, e)
@@ -209,12 +240,15 @@ func (r *wrun) toolEvent(ctx workflow.Context, e loop.Effect) {
 	}
 	var hooks []onion.Hooks
 	if !r.hooksOff {
-		hooks = drive.RunConfigOf(r.agent).Hooks
+		hooks = append(drive.RunConfigOf(r.agent).Hooks, r.subHooks()...)
 	}
 	if r.spans.run == nil && len(hooks) == 0 {
 		return
 	}
 	tc := drive.ResultOf(loop.Result{Calls: []loop.Call{e.Call}}).ToolCalls[0]
+	if len(r.in.Path) > 0 {
+		tc.Agents = r.path()
+	}
 	r.toolSpan(e, tc)
 	r.toolHooks(ctx, e, tc, hooks)
 }
@@ -319,8 +353,16 @@ func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) 
 				NonRetryableErrorTypes: lostWorkerTypes,
 			},
 		})
+		if r.local {
+			policy := workflow.GetActivityOptions(actx).RetryPolicy
+			actx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+				StartToCloseTimeout:    s.ModelTimeout,
+				ScheduleToCloseTimeout: allAttempts(s.ModelTimeout, max(rc.BackoffMax, rc.MaxRetryAfter), policy.MaximumAttempts),
+				RetryPolicy:            policy,
+			})
+		}
 		var resp loop.Response
-		err := workflow.ExecuteActivity(r.traced(actx, ""), modelActivity, in).Get(ctx, &resp)
+		err := execute(r.traced(actx, ""), r.local, modelActivity, in).Get(ctx, &resp)
 		if err == nil {
 			return loop.Input{Reply: &resp}
 		}
@@ -431,6 +473,9 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 			return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.NotRun}}
 		}
 	}
+	if sub := r.subAgent(c); sub != nil {
+		return r.runSubAgent(ctx, c, sub)
+	}
 	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c, Chain: workflow.GetInfo(ctx).FirstRunID}
 	in.Call.Attempts = max(c.Attempts, 1) + r.reruns[c.ID] // the attempt the tool sees
 	if n := payloadSize(in); n > maxPayload || n < 0 {
@@ -455,8 +500,19 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 			MaximumAttempts:    attempts,
 		},
 	})
+	local := r.local && c.Intent == loop.Read
+	if local {
+		// A read runs again when its worker is lost: the workflow task's
+		// next worker runs it, with no trip through the server first.
+		policy := workflow.GetActivityOptions(ctx).RetryPolicy
+		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout:    r.toolTimeout(),
+			ScheduleToCloseTimeout: allAttempts(r.toolTimeout(), policy.MaximumInterval, policy.MaximumAttempts),
+			RetryPolicy:            policy,
+		})
+	}
 	var out toolOutput
-	err := workflow.ExecuteActivity(r.traced(ctx, c.ID), toolActivity, in).Get(ctx, &out)
+	err := execute(r.traced(ctx, c.ID), local, toolActivity, in).Get(ctx, &out)
 	if err != nil {
 		out = toolOutput{Done: lost(c, err), Attempt: 1}
 		var ae *temporal.ActivityError

@@ -28,4 +28,6 @@ var (
 	Run        func(agent any) RunSettings               //
 	ResultOf   func(lr loop.Result) any                  // *onion.Result
 	CallOf     func(runID string, c loop.Call) any       // onion.Call
+	SubAgents  func(agent any) []any                     // []*onion.Agent: the agents given as its tools
+	SubAgent   func(tool any) any                        // *onion.Agent a tool hands tasks to, nil for none
 )

@@ -45,22 +45,27 @@ func crashSetup(t *testing.T, steps ...oniontest.Step) (*devserver.Server, *onio
 	return srv, model, c
 }
 
-// serveAgent starts a worker on queue serving testagent, whose tools do
+// serveAgent starts a worker on queue serving testagent (and its lead,
+// whose tool it is), whose tools do
 // what on says, with model as its model and opts after it; the worker
 // stops when the test ends.
-func serveAgent(t *testing.T, c client.Client, model *oniontest.Server, queue string, on testagent.On, opts ...onion.Option) *onion.Agent {
+func serveAgent(t testing.TB, c client.Client, model *oniontest.Server, queue string, on testagent.On, opts ...onion.Option) *onion.Agent {
 	t.Helper()
 	return serveAgentWith(t, c, model, queue, worker.Options{}, on, opts...)
 }
 
 // serveAgentWith is serveAgent with the worker's options wo.
-func serveAgentWith(t *testing.T, c client.Client, model *oniontest.Server, queue string, wo worker.Options, on testagent.On, opts ...onion.Option) *onion.Agent {
+func serveAgentWith(t testing.TB, c client.Client, model *oniontest.Server, queue string, wo worker.Options, on testagent.On, opts ...onion.Option) *onion.Agent {
 	t.Helper()
 	agent, err := testagent.New(on, append([]onion.Option{onion.BaseURL(model.URL()), onion.APIKey("test")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := temporal.NewWorkerWithOptions(c, queue, wo, agent)
+	lead, err := testagent.NewLead(agent, append([]onion.Option{onion.BaseURL(model.URL()), onion.APIKey("test")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := temporal.NewWorkerWithOptions(c, queue, wo, agent, lead)
 	if err != nil {
 		t.Fatal(err)
 	}

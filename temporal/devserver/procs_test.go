@@ -112,6 +112,10 @@ func serveWorker(hostPort string) error {
 	if err != nil {
 		return err
 	}
+	lead, err := testagent.NewLead(agent, opts...)
+	if err != nil {
+		return err
+	}
 	wo := worker.Options{
 		Identity: "onion-test-worker-" + gen,
 		// A killed worker's runs move to another one after 1 s, not 5.
@@ -122,7 +126,7 @@ func serveWorker(hostPort string) error {
 			return err
 		}
 	}
-	w, err := temporal.NewWorkerWithOptions(c, os.Getenv(envQueue), wo, agent)
+	w, err := temporal.NewWorkerWithOptions(c, os.Getenv(envQueue), wo, agent, lead)
 	if err != nil {
 		return err
 	}

@@ -17,9 +17,14 @@ import (
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/metrics"
+	persql "go.temporal.io/server/common/persistence/sql"
+	"go.temporal.io/server/common/persistence/sql/sqlplugin"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/common/resolver"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 )
@@ -100,6 +105,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		temporal.WithDynamicConfigClient(dynamicconfig.StaticClient{
 			// One process serves every namespace: a small cache is enough.
 			dynamicconfig.HistoryCacheHostLevelMaxSize.Key(): 8192,
+			// The queues of history tasks are read at most 20 times a
+			// second per shard by default, a limit a cluster of hundreds
+			// of shards never meets; with one shard, a run's workflow task
+			// then waited up to 50 ms to be handed to matching.
+			dynamicconfig.TransferProcessorMaxPollRPS.Key():   1000,
+			dynamicconfig.TimerProcessorMaxPollRPS.Key():      1000,
+			dynamicconfig.VisibilityProcessorMaxPollRPS.Key(): 1000,
 		}),
 	)
 	if err != nil {
@@ -232,7 +244,40 @@ func sqlConfig(file string) (*config.SQL, error) {
 	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
 		return nil, fmt.Errorf("devserver: create namespace %q: %w", Namespace, err)
 	}
+	if file == "" {
+		if err := dropSlotIndexes(conf); err != nil {
+			return nil, err
+		}
+	}
 	return conf, nil
+}
+
+// slotIndexes are the visibility indexes of the custom search attribute
+// slots (Bool01, Keyword07, …): 22 of the 58 indexes that each of a run's
+// two visibility records (started, closed) updates, in a store where
+// visibility was a quarter of the CPU a short run cost. A server in memory
+// drops them: it holds few runs, and a query on such an attribute still
+// works, by a scan.
+var slotIndexes = []string{
+	"bool_01", "bool_02", "bool_03", "datetime_01", "datetime_02", "datetime_03",
+	"double_01", "double_02", "double_03", "int_01", "int_02", "int_03",
+	"keyword_01", "keyword_02", "keyword_03", "keyword_04", "keyword_05",
+	"keyword_06", "keyword_07", "keyword_08", "keyword_09", "keyword_10",
+}
+
+// dropSlotIndexes drops the slotIndexes of the database conf names.
+func dropSlotIndexes(conf *config.SQL) error {
+	db, err := persql.NewSQLAdminDB(sqlplugin.DbKindUnknown, conf, resolver.NewNoopResolver(), log.NewNoopLogger(), metrics.NoopMetricsHandler)
+	if err != nil {
+		return fmt.Errorf("devserver: open the database: %w", err)
+	}
+	defer db.Close()
+	for _, name := range slotIndexes {
+		if err := db.Exec("DROP INDEX IF EXISTS by_" + name); err != nil {
+			return fmt.Errorf("devserver: drop the visibility index by_%s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // serverConfig is a single-process cluster on 127.0.0.1 with one history

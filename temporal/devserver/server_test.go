@@ -4,12 +4,17 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	temporalsdk "go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -153,3 +158,61 @@ func (quiet) Debug(string, ...any) {}
 func (quiet) Info(string, ...any)  {}
 func (quiet) Warn(string, ...any)  {}
 func (quiet) Error(string, ...any) {}
+
+// TestVisibilityWithoutSlotIndexes: a server in memory lists its runs,
+// by the fields the server indexes and by a custom search attribute,
+// whose index it dropped.
+func TestVisibilityWithoutSlotIndexes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := devserver.Start(ctx, devserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	c, err := client.Dial(client.Options{HostPort: srv.HostPort(), Logger: quiet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: devserver.Namespace, SearchAttributes: map[string]enumspb.IndexedValueType{"Shop": enumspb.INDEXED_VALUE_TYPE_KEYWORD}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := worker.New(c, "greet", worker.Options{})
+	w.RegisterWorkflow(greet)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	shop := temporalsdk.NewSearchAttributeKeyKeyword("Shop")
+	var run client.WorkflowRun
+	for run == nil { // until the namespace knows the attribute
+		run, err = c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "listed", TaskQueue: "greet",
+			TypedSearchAttributes: temporalsdk.NewSearchAttributes(shop.ValueSet("north"))}, greet, "list")
+		if err != nil && (ctx.Err() != nil || !strings.Contains(err.Error(), "no mapping defined")) {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"WorkflowType = 'greet'", "Shop = 'north'"} {
+		var ids []string
+		for len(ids) == 0 && ctx.Err() == nil { // visibility is written after the run
+			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: devserver.Namespace, Query: q})
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			for _, e := range resp.GetExecutions() {
+				ids = append(ids, e.GetExecution().GetWorkflowId())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !slices.Equal(ids, []string{"listed"}) {
+			t.Errorf("%s: %v", q, ids)
+		}
+	}
+}

@@ -52,3 +52,16 @@ func New(on On, model ...onion.Option) (*onion.Agent, error) {
 	}
 	return onion.NewAgent(Name, items...)
 }
+
+// LeadName is the name of the lead agent NewLead makes.
+const LeadName = "lead"
+
+// NewLead is a lead agent whose one tool is shop, an agent New made: it
+// hands shop its tasks. Its model is given by model, as New's.
+func NewLead(shop *onion.Agent, model ...onion.Option) (*onion.Agent, error) {
+	items := []any{shop, onion.MaxIterations(4)}
+	for _, m := range model {
+		items = append(items, m)
+	}
+	return onion.NewAgent(LeadName, items...)
+}

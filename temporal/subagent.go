@@ -1,0 +1,210 @@
+package temporal
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
+	"github.com/onionkit/onion/loop"
+)
+
+// This file is agents as tools in a durable run: a call of an agent given
+// as a tool is a child workflow, a durable run of that agent of its own,
+// so its calls keep their own activities, idempotency keys and
+// at-most-once writes, and a worker lost in the middle loses nothing.
+
+// childrenQuery lists the workflow IDs of the runs a run's calls handed
+// tasks to and that are still going, for Pending and Approve.
+const childrenQuery = "onion.children"
+
+// subAgent is the agent that the call c hands its task to, nil when c's
+// tool is no agent or the run was started before sub-runs were child
+// workflows.
+func (r *wrun) subAgent(c loop.Call) *onion.Agent {
+	if !r.in.Settings.ChildRuns {
+		return nil
+	}
+	t, ok := r.agent.Tools().Get(c.Name)
+	if !ok {
+		return nil
+	}
+	return drive.SubAgent(t)
+}
+
+// path is the agents from the outermost run down to this run's agent.
+func (r *wrun) path() []string {
+	return append(slices.Clip(r.in.Path), r.in.Agent)
+}
+
+// runSubAgent runs the call c of the agent sub as a child workflow on the
+// run's task queue: a fresh run of sub with the task of c's arguments,
+// whose ID is c's idempotency key (the same on every replay, different for
+// every other call of any run). Its answer is the call's output, its
+// usage goes to the run's Result by path of agents, and cancelling the
+// run cancels it and waits for it to end, so that a write in flight
+// inside ends outcome_unknown and so does this call.
+func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, sub *onion.Agent) loop.Input {
+	var args struct {
+		Task string `json:"task"`
+	}
+	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || strings.TrimSpace(args.Task) == "" {
+		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
+			Error: `the arguments must be {"task": "…"}, the whole task as text`}}
+	}
+	info := workflow.GetInfo(ctx)
+	id := callKey(info.WorkflowExecution.ID, info.FirstRunID, c)
+	in := runInput{Agent: sub.Name(), Prompt: args.Task, Settings: r.in.Settings, Trace: r.carrier(c.ID), Path: r.path()}
+	if n := payloadSize(in); n > maxPayload || n < 0 {
+		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
+			Error: tooLarge("the task", n) + "; the agent did not run"}}
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:          id,
+		WaitForCancellation: true,
+	})
+	fut := workflow.ExecuteChildWorkflow(cctx, WorkflowName, in)
+	var started workflow.Execution
+	if err := fut.GetChildWorkflowExecution().Get(ctx, &started); err == nil {
+		r.children[c.ID] = started.ID
+	}
+	var res loop.Result
+	err := fut.Get(ctx, &res)
+	delete(r.children, c.ID)
+	if err == nil {
+		r.addSubUsage(sub.Name(), res)
+	}
+	return loop.Input{Done: subDone(c, sub.Name(), res, err)}
+}
+
+// subDone is how the call c of the agent name ended, given the child
+// run's result and error: its answer, or a failure. A child that was
+// canceled, or ended in a way that says nothing of what it did, cut the
+// call: a sub-agent that may write then ends outcome_unknown.
+func subDone(c loop.Call, name string, res loop.Result, err error) *loop.Done {
+	d := &loop.Done{CallID: c.ID}
+	var canceled *temporal.CanceledError
+	switch {
+	case err == nil && (res.StopReason == loop.StopNatural || res.StopReason == loop.StopMaxIterations || res.StopReason == loop.StopBudget):
+		d.Output = res.Output
+	case err == nil && res.StopReason == loop.StopCanceled, errors.As(err, &canceled):
+		d.Failure, d.Error = loop.Cut, "the run was canceled"
+	case err == nil:
+		d.Failure, d.Error = loop.ToolFailed, fmt.Sprintf("agent %s stopped (%s): %s", name, res.StopReason, cmp.Or(res.Error, res.Output))
+	case c.Intent == loop.Read:
+		d.Failure, d.Error = loop.ToolFailed, fmt.Sprintf("agent %s: %s", name, cause(err))
+	default:
+		d.Failure, d.Error = loop.Cut, fmt.Sprintf("agent %s ended without an answer: %s", name, cause(err))
+	}
+	return d
+}
+
+// addSubUsage adds the usage of a child run of the agent name to the
+// run's breakdown by path, which the run's state carries across
+// continue-as-new.
+func (r *wrun) addSubUsage(name string, res loop.Result) {
+	by := r.st.Result.ByAgent
+	if by == nil {
+		by = map[string]loop.Usage{}
+		r.st.Result.ByAgent = by
+	}
+	if len(res.ByAgent) > 0 {
+		for p, u := range res.ByAgent {
+			v := by[p]
+			v.Add(u)
+			by[p] = v
+		}
+		return
+	}
+	p := strings.Join(append(r.path(), name), "/")
+	v := by[p]
+	v.Add(res.Usage)
+	by[p] = v
+}
+
+// withSubUsage is res, the run's final result, with its sub-runs' usage
+// added to Usage and its own under its path, as Run reports it.
+func (r *wrun) withSubUsage(res loop.Result) loop.Result {
+	if len(res.ByAgent) == 0 {
+		return res
+	}
+	by := maps.Clone(res.ByAgent)
+	own := res.Usage
+	for _, u := range by {
+		res.Usage.Add(u)
+	}
+	by[strings.Join(r.path(), "/")] = own
+	res.ByAgent = by
+	return res
+}
+
+// subHooks are the hooks of the agents whose calls led to this run,
+// nearest first, found by name on this worker: a call inside a sub-agent
+// reaches its callers' tool hooks too, as in Run.
+func (r *wrun) subHooks() []onion.Hooks {
+	var hooks []onion.Hooks
+	for _, name := range slices.Backward(r.in.Path) {
+		if a, err := r.rt.agent(name); err == nil {
+			hooks = append(hooks, drive.RunConfigOf(a).Hooks...)
+		}
+	}
+	return hooks
+}
+
+// children is what the children query answers: the workflow IDs of the
+// sub-runs going on, in the order of their calls.
+func (r *wrun) childIDs() []string {
+	ids := make([]string, 0, len(r.children))
+	for _, c := range r.st.Calls {
+		if id, ok := r.children[c.ID]; ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// pendingTree is Pending of the run workflowID and of the sub-runs going
+// on inside it, depth first, down to depth levels.
+func pendingTree(ctx context.Context, c client.Client, workflowID string, depth int) ([]onion.Call, error) {
+	calls, err := query[[]onion.Call](ctx, c, workflowID, pendingQuery, "pending calls")
+	if err != nil || depth <= 0 {
+		return calls, err
+	}
+	children, err := query[[]string](ctx, c, workflowID, childrenQuery, "sub-runs")
+	if err != nil {
+		return calls, nil // a worker from before sub-runs, or a run that has none
+	}
+	for _, id := range children {
+		more, err := pendingTree(ctx, c, id, depth-1)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, more...)
+	}
+	return calls, nil
+}
+
+// holder is the workflow ID of the run, workflowID or one of its sub-runs,
+// where the call callID waits for approval; "" when none has it.
+func holder(ctx context.Context, c client.Client, workflowID, callID string) (string, error) {
+	calls, err := pendingTree(ctx, c, workflowID, onion.MaxAgentDepth)
+	if err != nil {
+		return "", err
+	}
+	for _, call := range calls {
+		if call.ID == callID {
+			return call.RunID, nil
+		}
+	}
+	return "", nil
+}

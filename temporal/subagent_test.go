@@ -1,0 +1,96 @@
+package temporal
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/loop"
+)
+
+// leadAndReader is a lead agent whose tool is the agent reader, which
+// reads stock; each with its own scripted model.
+func leadAndReader(t *testing.T, lead, reader *scripted, readerOpts ...any) *onion.Agent {
+	t.Helper()
+	stock := newTool(t, func(context.Context) (string, error) { return "12", nil }, onion.Name("stock"), onion.Description("Counts."), onion.Read)
+	r, err := onion.NewAgent("reader", append([]any{onion.WithModel(reader), stock, onion.Description("Reads the stock.")}, readerOpts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := onion.NewAgent("lead", onion.WithModel(lead), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestSubAgentIsAChildWorkflow: a call of an agent given as a tool runs as
+// a child workflow of the run, with the task as its prompt, an ID made
+// like an idempotency key and the path of agents; its answer is the
+// call's output, and its usage is the run's, broken down by agent.
+func TestSubAgentIsAChildWorkflow(t *testing.T) {
+	lead := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		withUsage(calls("reader", `{"task":"count A1"}`), 10, 1), withUsage(text("There are 12."), 20, 2)}}
+	reader := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		withUsage(calls("stock", `{}`), 100, 10), withUsage(text("12 left"), 200, 20)}}
+	e := env(t, leadAndReader(t, lead, reader))
+	var child *workflow.Info
+	var childIn runInput
+	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, args converter.EncodedValues) {
+		child = info
+		if err := args.Get(&childIn); err != nil {
+			t.Error(err)
+		}
+	})
+	in := input("how many A1?")
+	in.Agent = "lead"
+	res := result(t, e, in)
+	if res.Output != "There are 12." || outcomes(res) != "reader:succeeded" || res.Calls[0].Output != "12 left" {
+		t.Fatalf("answer %q, calls %s %+v", res.Output, outcomes(res), res.Calls)
+	}
+	if child == nil || !strings.HasPrefix(child.WorkflowExecution.ID, "wf-1/") || !strings.Contains(child.WorkflowExecution.ID, "/tool/1/") {
+		t.Errorf("child workflow %+v", child)
+	}
+	if childIn.Agent != "reader" || childIn.Prompt != "count A1" || !slices.Equal(childIn.Path, []string{"lead"}) {
+		t.Errorf("child input %+v", childIn)
+	}
+	want := map[string]loop.Usage{
+		"lead":        {PromptTokens: 30, CompletionTokens: 3, TotalTokens: 33, Requests: 2},
+		"lead/reader": {PromptTokens: 300, CompletionTokens: 30, TotalTokens: 330, Requests: 2},
+	}
+	if !maps.Equal(res.ByAgent, want) || res.Usage.TotalTokens != 363 || res.Usage.Requests != 4 {
+		t.Errorf("usage %+v by agent %+v", res.Usage, res.ByAgent)
+	}
+	if got := reader.sent(); len(got) != 2 || got[0].Messages[len(got[0].Messages)-1].Content != "count A1" {
+		t.Errorf("the reader was sent %d requests", len(got))
+	}
+}
+
+// TestSubAgentStoppedFailsTheCall: a sub-run that stops without an answer
+// fails the call with the reason, and the lead goes on.
+func TestSubAgentStoppedFailsTheCall(t *testing.T) {
+	lead := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		calls("reader", `{"task":"count A1"}`), text("The reader failed.")}}
+	reader := &scripted{} // no reply: its model fails at once
+	e := env(t, leadAndReader(t, lead, reader, onion.Retries(0)))
+	in := input("how many A1?")
+	in.Agent = "lead"
+	res := result(t, e, in)
+	if res.Output != "The reader failed." || outcomes(res) != "reader:failed" || !strings.Contains(res.Calls[0].Error, "agent reader stopped (failed)") {
+		t.Fatalf("answer %q, calls %+v", res.Output, res.Calls)
+	}
+	// Arguments without a task never start a run.
+	lead = &scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("reader", `{"task":""}`), text("no task")}}
+	e = env(t, leadAndReader(t, lead, &scripted{}))
+	in = input("how many A1?")
+	in.Agent = "lead"
+	if res := result(t, e, in); outcomes(res) != "reader:failed" || !strings.Contains(res.Calls[0].Error, `{"task": "…"}`) {
+		t.Errorf("calls %+v", res.Calls)
+	}
+}
