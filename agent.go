@@ -78,6 +78,12 @@ type config struct {
 	tokenBudget     int // see TokenBudget; 0: none
 	// description is the agent's, as a tool of other agents (Description).
 	description string
+	// As a tool of other agents: the task's type (InputType), the
+	// answer's (OutputType), and the size of the caller's conversation's
+	// summary its tasks start with (CallerSummary; 0: none).
+	input   *paramSchema
+	output  *answerType
+	summary int
 }
 
 func defaultConfig() config {

@@ -1,6 +1,7 @@
 package onion
 
 import (
+	"context"
 	"slices"
 
 	"github.com/onionkit/onion/internal/bridge"
@@ -36,6 +37,18 @@ func init() {
 		}
 		return out
 	}
+	bridge.SubTask = func(t any, args string, history []loop.Message) (string, error) {
+		sub := t.(*Tool).origin.(*Agent)
+		return sub.subTask(context.Background(), args, sub.summaryFor(history))
+	}
+	bridge.SubAnswer = func(a any) any {
+		at := a.(*Agent).cfg.output
+		if at == nil {
+			return nil
+		}
+		return &AnswerSpec{Format: at.format, Schema: slices.Clone(at.params.json)}
+	}
+	bridge.SubOutput = func(a any, output string) (string, error) { return a.(*Agent).subOutput(output) }
 	bridge.SubAgent = func(t any) any {
 		if sub, ok := t.(*Tool).origin.(*Agent); ok && t.(*Tool).endsWithItsContext {
 			return sub

@@ -316,7 +316,7 @@ func (r *liveRun) runCall(c loop.Call, wait time.Duration) {
 	t, _ := r.a.tools.Get(c.Name)
 	call := r.call(c)
 	cfg := r.a.callConfig()
-	ctx := r.toolCtx(c.ID)
+	ctx := r.callerSummary(r.toolCtx(c.ID), t)
 	if r.alone() {
 		// Nothing else is in flight or about to be: run it here, with no
 		// goroutine to start and no hand-off.

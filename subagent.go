@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,17 +36,34 @@ func agentTool(sub *Agent) (*Tool, error) {
 	if desc == "" {
 		desc = defaultAgentDescription(sub)
 	}
-	t, err := NewRawTool(sub.name, json.RawMessage(agentSchema), func(ctx context.Context, args json.RawMessage) (any, error) {
-		var in struct {
-			Task string `json:"task"`
+	run := func(ctx context.Context, args string) (any, error) {
+		summary, _ := ctx.Value(callerSummaryKey{}).(string)
+		task, err := sub.subTask(ctx, args, summary)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(args, &in); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidArguments, err)
+		return sub.runAsTool(ctx, task)
+	}
+	opts := []ToolOption{strongestIntent(sub), Description(desc), NoApproval()}
+	var t *Tool
+	if sub.cfg.input != nil {
+		cfg := toolConfig{name: sub.name}
+		for _, o := range opts {
+			o.applyTool(&cfg)
 		}
-		return sub.runAsTool(ctx, in.Task)
-	}, strongestIntent(sub), Description(desc), NoApproval())
-	if err != nil {
-		return nil, err
+		var err error
+		if t, err = newTool(cfg, sub.cfg.input, "agent "+strconv.Quote(sub.name)); err != nil {
+			return nil, err
+		}
+		t.invoke = run
+	} else {
+		var err error
+		t, err = NewRawTool(sub.name, json.RawMessage(agentSchema), func(ctx context.Context, args json.RawMessage) (any, error) {
+			return run(ctx, string(args))
+		}, opts...)
+		if err != nil {
+			return nil, err
+		}
 	}
 	t.origin = sub
 	t.endsWithItsContext = true
@@ -209,7 +227,11 @@ func (a *Agent) runAsTool(ctx context.Context, task string) (string, error) {
 			parent.events = caller.parent.events
 		}
 	}
-	res, _, err := a.runIn(ctx, nil, nil, task, nil, nil, parent)
+	var ar *answerRun
+	if a.cfg.output != nil {
+		ar = &answerRun{typ: a.cfg.output}
+	}
+	res, _, err := a.runIn(ctx, nil, nil, task, nil, ar, parent)
 	if res != nil && parent != nil {
 		if res.ByAgent != nil {
 			for p, u := range res.ByAgent {
@@ -224,7 +246,27 @@ func (a *Agent) runAsTool(ctx context.Context, task string) (string, error) {
 	}
 	switch res.StopReason {
 	case StopNatural, StopMaxIterations, StopBudget:
-		return res.Output, nil
+		out, err := a.subOutput(res.Output)
+		if err != nil {
+			return "", fmt.Errorf("agent %s: %w", a.name, err)
+		}
+		return out, nil
 	}
 	return "", fmt.Errorf("agent %s stopped (%s): %s", a.name, res.StopReason, res.Output)
+}
+
+// callerSummaryKey is the context key of the summary of the
+// conversation of the run whose call of an agent given as a tool the
+// context is, when that agent asks for one (CallerSummary).
+type callerSummaryKey struct{}
+
+// callerSummary is ctx with the summary of the run's conversation so far,
+// for the call of t when t is an agent that starts its tasks with one.
+// The driving goroutine calls it, which alone writes the run's messages.
+func (r *liveRun) callerSummary(ctx context.Context, t *Tool) context.Context {
+	sub, ok := t.origin.(*Agent)
+	if !ok || !t.endsWithItsContext || sub.cfg.summary == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, callerSummaryKey{}, sub.summaryFor(r.st.Messages))
 }

@@ -103,3 +103,30 @@ func SubAgent(t *onion.Tool) *onion.Agent {
 	sub, _ := bridge.SubAgent(t).(*onion.Agent)
 	return sub
 }
+
+// SubAgentTask returns the prompt of the run that a call of t, an agent
+// given as a tool (SubAgent(t) is not nil), with the model's arguments
+// args hands that agent, history being the caller's conversation up to
+// the call: the task as text, or the JSON of the typed task of an agent
+// built with onion.InputType, after a summary of history when the agent
+// was built with onion.CallerSummary. Arguments that do not fit are an
+// error that wraps onion.ErrInvalidArguments.
+func SubAgentTask(t *onion.Tool, args string, history []loop.Message) (string, error) {
+	return bridge.SubTask(t, args, history)
+}
+
+// SubAgentAnswer returns what the answers of a, as a tool, are held to:
+// the AnswerSpec of the type given to onion.OutputType, nil for an agent
+// that answers in text.
+func SubAgentAnswer(a *onion.Agent) *onion.AnswerSpec {
+	spec, _ := bridge.SubAnswer(a).(*onion.AnswerSpec)
+	return spec
+}
+
+// SubAgentOutput returns what the caller's model reads of output, the
+// final answer of a run of a as a tool: the text, or for an agent built
+// with onion.OutputType the answer's JSON, checked; an answer that does
+// not fit is an *onion.AnswerError.
+func SubAgentOutput(a *onion.Agent, output string) (string, error) {
+	return bridge.SubOutput(a, output)
+}

@@ -3,7 +3,6 @@ package temporal
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -28,18 +27,18 @@ import (
 // tasks to and that are still going, for Pending and Approve.
 const childrenQuery = "onion.children"
 
-// subAgent is the agent that the call c hands its task to, nil when c's
-// tool is no agent or the run was started before sub-runs were child
-// workflows.
-func (r *wrun) subAgent(c loop.Call) *onion.Agent {
+// subAgent is the tool of the call c and the agent it hands its task to,
+// that agent nil when c's tool is no agent or the run was started before
+// sub-runs were child workflows.
+func (r *wrun) subAgent(c loop.Call) (*onion.Tool, *onion.Agent) {
 	if !r.in.Settings.ChildRuns {
-		return nil
+		return nil, nil
 	}
 	t, ok := r.agent.Tools().Get(c.Name)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	return drive.SubAgent(t)
+	return t, drive.SubAgent(t)
 }
 
 // path is the agents from the outermost run down to this run's agent.
@@ -54,17 +53,23 @@ func (r *wrun) path() []string {
 // usage goes to the run's Result by path of agents, and cancelling the
 // run cancels it and waits for it to end, so that a write in flight
 // inside ends outcome_unknown and so does this call.
-func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, sub *onion.Agent) loop.Input {
-	var args struct {
-		Task string `json:"task"`
-	}
-	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil || strings.TrimSpace(args.Task) == "" {
-		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
-			Error: `the arguments must be {"task": "…"}, the whole task as text`}}
+func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, t *onion.Tool, sub *onion.Agent) loop.Input {
+	// The arguments are checked, and the task made, once: patterns run
+	// with a time limit, which a replay must not meet otherwise.
+	var prep subTask
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any {
+		task, err := drive.SubAgentTask(t, c.Arguments, r.st.Messages)
+		if err != nil {
+			return subTask{Error: err.Error()}
+		}
+		return subTask{Task: task}
+	}).Get(&prep); err != nil || prep.Error != "" {
+		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments, Error: cmp.Or(prep.Error, fmt.Sprint(err))}}
 	}
 	info := workflow.GetInfo(ctx)
 	id := callKey(info.WorkflowExecution.ID, info.FirstRunID, c)
-	in := runInput{Agent: sub.Name(), Prompt: args.Task, Settings: r.in.Settings, Trace: r.carrier(c.ID), Path: r.path()}
+	in := runInput{Agent: sub.Name(), Prompt: prep.Task, Settings: r.in.Settings, Trace: r.carrier(c.ID), Path: r.path(),
+		Answer: drive.SubAgentAnswer(sub)}
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments,
 			Error: tooLarge("the task", n) + "; the agent did not run"}}
@@ -81,10 +86,36 @@ func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, sub *onion.Agent) 
 	var res loop.Result
 	err := fut.Get(ctx, &res)
 	delete(r.children, c.ID)
-	if err == nil {
-		r.addSubUsage(sub.Name(), res)
+	if err != nil {
+		return loop.Input{Done: subDone(c, sub.Name(), res, err)}
 	}
-	return loop.Input{Done: subDone(c, sub.Name(), res, err)}
+	r.addSubUsage(sub.Name(), res)
+	d := subDone(c, sub.Name(), res, nil)
+	if d.Failure == "" && (in.Answer != nil || len(res.AnswerProblems) > 0) {
+		var out subTask
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any {
+			if len(res.AnswerProblems) > 0 {
+				return subTask{Error: fmt.Sprintf("agent %s: the answer does not fit: %s", sub.Name(), strings.Join(res.AnswerProblems, "; "))}
+			}
+			text, err := drive.SubAgentOutput(sub, res.Output)
+			if err != nil {
+				return subTask{Error: fmt.Sprintf("agent %s: %v", sub.Name(), err)}
+			}
+			return subTask{Task: text}
+		}).Get(&out); err != nil || out.Error != "" {
+			d.Failure, d.Error = loop.ToolFailed, cmp.Or(out.Error, fmt.Sprint(err))
+		} else {
+			d.Output = out.Task
+		}
+	}
+	return loop.Input{Done: d}
+}
+
+// subTask is what a side effect of a sub-run records: a text (the task,
+// or the answer the caller reads), or what was wrong.
+type subTask struct {
+	Task  string `json:"task,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // subDone is how the call c of the agent name ended, given the child

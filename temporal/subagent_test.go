@@ -90,7 +90,49 @@ func TestSubAgentStoppedFailsTheCall(t *testing.T) {
 	e = env(t, leadAndReader(t, lead, &scripted{}))
 	in = input("how many A1?")
 	in.Agent = "lead"
-	if res := result(t, e, in); outcomes(res) != "reader:failed" || !strings.Contains(res.Calls[0].Error, `{"task": "…"}`) {
+	if res := result(t, e, in); outcomes(res) != "reader:failed" || !strings.Contains(res.Calls[0].Error, "the task is empty") {
 		t.Errorf("calls %+v", res.Calls)
+	}
+}
+
+// StockQuery asks for the stock of one SKU.
+type StockQuery struct {
+	// SKU is the article, such as A1.
+	SKU string `json:"sku" jsonschema:"pattern=^[A-Z][0-9]+$"`
+}
+
+// StockCount is the stock of one SKU.
+type StockCount struct {
+	SKU   string `json:"sku"`
+	Count int    `json:"count"`
+}
+
+// TestTypedSubAgentAsAChildWorkflow: a sub-agent built with InputType and
+// OutputType runs as a child workflow whose prompt is the task's JSON and
+// whose answer is held to the answer's type (its AnswerSpec in the
+// child's input); the lead reads the answer's JSON, and arguments that do
+// not fit start no child.
+func TestTypedSubAgentAsAChildWorkflow(t *testing.T) {
+	lead := &scripted{replies: []func(*onion.Request) (*onion.Response, error){
+		calls("reader", `{"sku":"a1"}`), calls("reader", `{"sku": "A1"}`), text("There are 12.")}}
+	reader := &scripted{replies: []func(*onion.Request) (*onion.Response, error){text(`{"sku":"A1","count":12}`)}}
+	e := env(t, leadAndReader(t, lead, reader, onion.InputType[StockQuery](), onion.OutputType[StockCount]()))
+	var inputs []runInput
+	e.SetOnChildWorkflowStartedListener(func(_ *workflow.Info, _ workflow.Context, args converter.EncodedValues) {
+		var in runInput
+		if err := args.Get(&in); err != nil {
+			t.Error(err)
+		}
+		inputs = append(inputs, in)
+	})
+	in := input("how many A1?")
+	in.Agent = "lead"
+	res := result(t, e, in)
+	if res.Output != "There are 12." || outcomes(res) != "reader:failed reader:succeeded" ||
+		!strings.Contains(res.Calls[0].Error, "sku") || res.Calls[1].Output != `{"sku":"A1","count":12}` {
+		t.Fatalf("answer %q, calls %+v", res.Output, res.Calls)
+	}
+	if len(inputs) != 1 || inputs[0].Prompt != `{"sku":"A1"}` || inputs[0].Answer == nil || inputs[0].Answer.Format.Name != "stock_count" {
+		t.Errorf("child inputs %+v", inputs)
 	}
 }

@@ -473,8 +473,8 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 			return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.NotRun}}
 		}
 	}
-	if sub := r.subAgent(c); sub != nil {
-		return r.runSubAgent(ctx, c, sub)
+	if t, sub := r.subAgent(c); sub != nil {
+		return r.runSubAgent(ctx, c, t, sub)
 	}
 	in := toolInput{Agent: r.in.Agent, RunID: r.st.RunID, Call: c, Chain: workflow.GetInfo(ctx).FirstRunID}
 	in.Call.Attempts = max(c.Attempts, 1) + r.reruns[c.ID] // the attempt the tool sees

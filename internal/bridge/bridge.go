@@ -30,4 +30,9 @@ var (
 	CallOf     func(runID string, c loop.Call) any       // onion.Call
 	SubAgents  func(agent any) []any                     // []*onion.Agent: the agents given as its tools
 	SubAgent   func(tool any) any                        // *onion.Agent a tool hands tasks to, nil for none
+	// The task, the answer's spec (an *onion.AnswerSpec, nil for text)
+	// and the output of a sub-run of an agent given as a tool.
+	SubTask   func(tool any, args string, history []loop.Message) (string, error)
+	SubAnswer func(agent any) any
+	SubOutput func(agent any, output string) (string, error)
 )

@@ -122,3 +122,61 @@ func TestSubAgentApprovalOnServer(t *testing.T) {
 		t.Fatalf("err %v, answer %+v, refunds %v", err, res, refunds)
 	}
 }
+
+// TestSubAgentCanceledOnServer: cancelling the lead's run while a write
+// inside its sub-run is in flight cancels the sub-run too: the write ends
+// outcome_unknown there, so does the lead's call of the sub-agent, and the
+// lead's run ends canceled.
+func TestSubAgentCanceledOnServer(t *testing.T) {
+	_, model, c := crashSetup(t,
+		oniontest.ToolCalls(oniontest.Call("shop", `{"task":"Send the parcel to Ada"}`)),
+		oniontest.ToolCalls(oniontest.Call("send", `{"To":"Ada"}`)),
+	)
+	started := make(chan struct{})
+	serveAgent(t, c, model, "sub-cancel", func(ctx context.Context, tool string) (string, error) {
+		close(started)
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := temporal.Start(ctx, c, "sub-cancel", testagent.LeadName, "Send the parcel to Ada",
+		temporal.WorkflowID("sub-cancel"), temporal.HeartbeatTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the write never started")
+	}
+	var child string
+	for child == "" && ctx.Err() == nil {
+		pending, err := temporal.Pending(ctx, c, "sub-cancel") // none, but the query works inside
+		if err != nil || len(pending) != 0 {
+			t.Fatalf("pending %v, %v", pending, err)
+		}
+		it := c.GetWorkflowHistory(ctx, "sub-cancel", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+				child = a.GetWorkflowExecution().GetWorkflowId()
+			}
+		}
+	}
+	if err := c.CancelWorkflow(ctx, "sub-cancel", ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := temporal.Result(ctx, run)
+	if err == nil || res == nil || res.StopReason != onion.StopCanceled || len(res.ToolCalls) != 1 || res.ToolCalls[0].Outcome != onion.OutcomeUnknown {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	inner, err := temporal.Result(ctx, c.GetWorkflow(ctx, child, ""))
+	if inner == nil || inner.StopReason != onion.StopCanceled || len(inner.ToolCalls) != 1 || inner.ToolCalls[0].Name != "send" ||
+		inner.ToolCalls[0].Outcome != onion.OutcomeUnknown {
+		t.Errorf("the sub-run: err %v, result %+v", err, inner)
+	}
+}
