@@ -81,9 +81,10 @@ type config struct {
 	// As a tool of other agents: the task's type (InputType), the
 	// answer's (OutputType), and the size of the caller's conversation's
 	// summary its tasks start with (CallerSummary; 0: none).
-	input   *paramSchema
-	output  *answerType
-	summary int
+	input     *paramSchema
+	inputName string // the Go type of input, for signatures
+	output    *answerType
+	summary   int
 }
 
 func defaultConfig() config {

@@ -67,7 +67,14 @@ func agentTool(sub *Agent) (*Tool, error) {
 	}
 	t.origin = sub
 	t.endsWithItsContext = true
-	t.signature = sub.name + "(task string) string"
+	in, out := "string", "string"
+	if sub.cfg.input != nil {
+		in = sub.cfg.inputName
+	}
+	if sub.cfg.output != nil {
+		out = sub.cfg.output.goType.String()
+	}
+	t.signature = sub.name + "(task " + in + ") " + out
 	return t, nil
 }
 

@@ -38,7 +38,7 @@ func InputType[T any]() Option {
 		if err != nil {
 			return fmt.Errorf("onion.InputType[%s]: %w", t, err)
 		}
-		c.input = p
+		c.input, c.inputName = p, reflect.TypeFor[T]().String()
 		return nil
 	})
 }

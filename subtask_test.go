@@ -65,6 +65,9 @@ func TestSubAgentTypedTaskAndAnswer(t *testing.T) {
 	if rf := reqs[0].Body.ResponseFormat; rf == nil || rf.JSONSchema == nil || rf.JSONSchema.Name != "seat_booking" {
 		t.Errorf("the booker's answer is not asked as structured output: %+v", rf)
 	}
+	if d := lead.DescribeTools(); d[0].Signature != "booker(task onion_test.BookingRequest) onion_test.SeatBooking" {
+		t.Errorf("signature %q", d[0].Signature)
+	}
 	// The lead's model sees the task's fields as the tool's parameters.
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`

@@ -46,9 +46,17 @@
 //     same on every attempt, after a crash and across continue-as-new,
 //     and different for every other call of any run, an execution that
 //     reuses a closed workflow ID included.
+//   - A call of an agent given as a tool (see "Agents as tools" in
+//     package onion) is a child workflow, whose ID is the call's
+//     idempotency key: a durable run of that agent, with its own
+//     activities, keys and at-most-once writes. A worker serves the
+//     agents given as tools of the agents it is given, by their names.
+//     The sub-run's usage is in the Result's ByAgent; cancelling the run
+//     cancels it and waits for it to end.
 //   - A call that needs approval waits for Approve (or ApproveSignal) as
 //     long as ApprovalTimeout (24 h by default); no answer means denied.
-//     Pending lists the calls waiting. The agent's own Approver is not
+//     Pending lists the calls waiting, those inside sub-runs too, and
+//     Approve reaches them given the outermost run's ID. The agent's own Approver is not
 //     asked: a worker has no one to ask.
 //   - Before the history passes its budget (HistoryBudget) or when the
 //     server suggests it, the run continues as new between two model
