@@ -36,6 +36,9 @@ type modelInput struct {
 	// server returned, and those whose worker was lost.
 	Failed int `json:"failed,omitempty"`
 	Lost   int `json:"lost,omitempty"`
+	// Path is the run's (runInput.Path), whose agents' instruments trace
+	// a sub-run whose agent has none.
+	Path []string `json:"path,omitempty"`
 }
 
 // The ApplicationError types of a failed model request, of a hook's error,
@@ -104,7 +107,7 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 		}
 	}
 	start := time.Now()
-	mctx, end := traceModel(ctx, a, in.RunID, in.Request)
+	mctx, end := traceModel(ctx, rt.instrument(a, in.Path), a, in.RunID, in.Request)
 	resp, err := a.LanguageModel().Generate(mctx, in.Request, nil)
 	end(resp, err)
 	if err != nil {

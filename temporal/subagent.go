@@ -192,6 +192,24 @@ func (r *wrun) subHooks() []onion.Hooks {
 	return hooks
 }
 
+// instrument is the instruments of a run of a: a's own, else, for the run
+// of an agent given as a tool, those of the nearest agent on path that
+// has some, as in Run (the sub-run's spans are then children of its
+// caller's tool span, whose context its input carries).
+func (rt *runtime) instrument(a *onion.Agent, path []string) onion.Instrument {
+	if in := drive.Instrument(a); in != nil {
+		return in
+	}
+	for _, name := range slices.Backward(path) {
+		if caller, err := rt.agent(name); err == nil {
+			if in := drive.Instrument(caller); in != nil {
+				return in
+			}
+		}
+	}
+	return nil
+}
+
 // children is what the children query answers: the workflow IDs of the
 // sub-runs going on, in the order of their calls.
 func (r *wrun) childIDs() []string {

@@ -7,11 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/loop"
+	"github.com/onionkit/onion/telemetry"
 )
 
 // leadAndReader is a lead agent whose tool is the agent reader, which
@@ -134,5 +138,52 @@ func TestTypedSubAgentAsAChildWorkflow(t *testing.T) {
 	}
 	if len(inputs) != 1 || inputs[0].Prompt != `{"sku":"A1"}` || inputs[0].Answer == nil || inputs[0].Answer.Format.Name != "stock_count" {
 		t.Errorf("child inputs %+v", inputs)
+	}
+}
+
+// TestSubAgentSpansNestOnTheServer: a durable sub-run of an agent with no
+// instruments of its own is traced by its caller's, and its invoke_agent
+// span is a child of the caller's execute_tool span for the call.
+func TestSubAgentSpansNestOnTheServer(t *testing.T) {
+	tp, rec := spanRecorder(t)
+	lead := &scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("reader", `{"task":"count A1"}`), text("12.")}}
+	reader := &scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("stock", `{}`), text("12 left")}}
+	stock := newTool(t, func(context.Context) (string, error) { return "12", nil }, onion.Name("stock"), onion.Description("Counts."), onion.Read)
+	r, err := onion.NewAgent("reader", onion.WithModel(reader), stock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := onion.NewAgent("lead", onion.WithModel(lead), r, telemetry.Option(telemetry.TracerProvider(tp), telemetry.Provider("test")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, l)
+	e.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&tracing{}}})
+	in := input("how many A1?")
+	in.Agent = "lead"
+	if res := result(t, e, in); res.Output != "12." {
+		t.Fatalf("answer %q", res.Output)
+	}
+	spans := rec.Ended()
+	var callSpan, subRun sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		switch s.Name() {
+		case "execute_tool reader":
+			callSpan = s
+		case "invoke_agent reader":
+			subRun = s
+		}
+	}
+	if callSpan == nil || subRun == nil || subRun.Parent().SpanID() != callSpan.SpanContext().SpanID() {
+		t.Fatalf("spans %v", names(spans))
+	}
+	chats := 0
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name(), "chat") && s.Parent().SpanID() == subRun.SpanContext().SpanID() {
+			chats++
+		}
+	}
+	if chats != 2 {
+		t.Errorf("%d chat spans under the sub-run's, want its 2 model requests: %v", chats, names(spans))
 	}
 }

@@ -203,10 +203,9 @@ func (r *wrun) carrier(callID string) map[string]string {
 }
 
 // traceModel is ctx, the model activity's, with the chat span of req
-// started by the agent's instruments, under the run's span the header
+// started by in, the run's instruments (see runtime.instrument), under the run's span the header
 // carried; end ends it.
-func traceModel(ctx context.Context, a *onion.Agent, runID string, req *loop.Request) (_ context.Context, end func(*loop.Response, error)) {
-	in := drive.Instrument(a)
+func traceModel(ctx context.Context, in onion.Instrument, a *onion.Agent, runID string, req *loop.Request) (_ context.Context, end func(*loop.Response, error)) {
 	if in == nil {
 		return ctx, func(*loop.Response, error) {}
 	}

@@ -93,7 +93,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 		return loop.Result{}, temporal.NewNonRetryableApplicationError(err.Error(), "onion.UnknownAgent", nil)
 	}
 	r := &wrun{rt: rt, agent: a, lp: drive.Loop(a), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
-		spans: spans{in: drive.Instrument(a)}, reruns: map[string]int{}, children: map[string]string{}}
+		spans: spans{in: rt.instrument(a, in.Path)}, reruns: map[string]int{}, children: map[string]string{}}
 	r.local = in.Settings.LocalSteps
 	var effects []loop.Effect
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
@@ -330,7 +330,7 @@ func (r *wrun) continueAsNew(ctx workflow.Context) error {
 // LostWorkerRetries more activities when a worker is lost mid-request.
 func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) loop.Input {
 	s := r.in.Settings
-	in := modelInput{Agent: r.in.Agent, Request: req, RunID: r.st.RunID, Iteration: iteration}
+	in := modelInput{Agent: r.in.Agent, Request: req, RunID: r.st.RunID, Iteration: iteration, Path: r.in.Path}
 	if n := payloadSize(in); n > maxPayload || n < 0 {
 		return stopFailed(tooLarge("the conversation sent to the model", n) + ": start a new run with a shorter history")
 	}
