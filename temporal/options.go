@@ -177,7 +177,7 @@ func LostWorkerRetries(n int) StartOption {
 // results with the task's completion, with no trip through the server's
 // queues. A round of a model request, a read and the answer then costs
 // the server one workflow task rather than four and three activity tasks,
-// about a quarter of the CPU and a third of the time
+// about a third of the CPU and a quarter of the time
 // (BenchmarkDurableStep in temporal/devserver). Writes stay regular
 // activities, sent at most once: a write is scheduled only once the steps
 // before it are recorded. What a run gives up, and why it is not the
