@@ -10,6 +10,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
@@ -58,17 +59,7 @@ func TestWorkerKilledDuringSubAgentWrite(t *testing.T) {
 	}
 	// The child ran its write as an activity of its own, which ended
 	// with the worker.
-	var child string
-	it := c.GetWorkflowHistory(ctx, "crash-sub", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := e.GetChildWorkflowExecutionCompletedEventAttributes(); a != nil {
-			child = a.GetWorkflowExecution().GetWorkflowId()
-		}
-	}
+	child := childOf(ctx, t, c, "crash-sub")
 	if child == "" || got == nil || !strings.HasPrefix(got[0].key, child+"/") {
 		t.Errorf("child workflow %q, keys %+v", child, got)
 	}
@@ -156,16 +147,7 @@ func TestSubAgentCanceledOnServer(t *testing.T) {
 		if err != nil || len(pending) != 0 {
 			t.Fatalf("pending %v, %v", pending, err)
 		}
-		it := c.GetWorkflowHistory(ctx, "sub-cancel", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			e, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
-				child = a.GetWorkflowExecution().GetWorkflowId()
-			}
-		}
+		child = childOf(ctx, t, c, "sub-cancel")
 	}
 	if err := c.CancelWorkflow(ctx, "sub-cancel", ""); err != nil {
 		t.Fatal(err)
@@ -179,4 +161,21 @@ func TestSubAgentCanceledOnServer(t *testing.T) {
 		inner.ToolCalls[0].Outcome != onion.OutcomeUnknown {
 		t.Errorf("the sub-run: err %v, result %+v", err, inner)
 	}
+}
+
+// childOf is the workflow ID of the child workflow the run id started,
+// "" while it has started none.
+func childOf(ctx context.Context, t *testing.T, c client.Client, id string) string {
+	t.Helper()
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+			return a.GetWorkflowExecution().GetWorkflowId()
+		}
+	}
+	return ""
 }
