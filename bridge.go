@@ -2,6 +2,7 @@ package onion
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/onionkit/onion/internal/bridge"
@@ -38,7 +39,10 @@ func init() {
 		return out
 	}
 	bridge.SubTask = func(t any, args string, history []loop.Message) (string, error) {
-		sub := t.(*Tool).origin.(*Agent)
+		sub, ok := t.(*Tool).origin.(*Agent)
+		if !ok || !t.(*Tool).endsWithItsContext {
+			return "", fmt.Errorf("tool %q is no agent given as a tool", t.(*Tool).name)
+		}
 		return sub.subTask(context.Background(), args, sub.summaryFor(history))
 	}
 	bridge.SubAnswer = func(a any) any {
