@@ -110,7 +110,8 @@ func SubAgent(t *onion.Tool) *onion.Agent {
 // the call: the task as text, or the JSON of the typed task of an agent
 // built with onion.InputType, after a summary of history when the agent
 // was built with onion.CallerSummary. Arguments that do not fit are an
-// error that wraps onion.ErrInvalidArguments.
+// error that wraps onion.ErrInvalidArguments; a t that is no agent is an
+// error too.
 func SubAgentTask(t *onion.Tool, args string, history []loop.Message) (string, error) {
 	return bridge.SubTask(t, args, history)
 }
