@@ -15,7 +15,19 @@ import (
 
 func init() {
 	bridge.Loop = func(a any) *loop.Loop { return a.(*Agent).core }
-	bridge.CallConfig = func(a any) any { return a.(*Agent).callConfig() }
+	bridge.CallConfig = func(a any) bridge.CallSettings {
+		c := a.(*Agent).callConfig()
+		return bridge.CallSettings{Approver: c.Approver, Timeout: c.Timeout, MaxOutput: c.MaxOutput}
+	}
+	bridge.Approve = func(ctx context.Context, t, c any, s bridge.CallSettings) (bool, string) {
+		return callSettings(s).Approve(ctx, t.(*Tool), c.(Call))
+	}
+	bridge.Attempt = func(ctx context.Context, t, c any, args string, s bridge.CallSettings) loop.Done {
+		return callSettings(s).Attempt(ctx, t.(*Tool), c.(Call), args)
+	}
+	bridge.RunCall = func(ctx context.Context, t, c any, s bridge.CallSettings) any {
+		return runOne(ctx, t.(*Tool), c.(Call), callSettings(s))
+	}
 	bridge.RunInfo = func(a any, runID, prompt string) any { return a.(*Agent).runInfo(runID, prompt) }
 	bridge.Instrument = func(a any) any {
 		if in := a.(*Agent).instrument(); in != nil {
@@ -59,4 +71,10 @@ func init() {
 		}
 		return nil
 	}
+}
+
+// callSettings is the callConfig of s.
+func callSettings(s bridge.CallSettings) callConfig {
+	approver, _ := s.Approver.(func(context.Context, Call) (bool, error))
+	return callConfig{Approver: approver, Timeout: s.Timeout, MaxOutput: s.MaxOutput}
 }

@@ -116,7 +116,7 @@
 // the clock, hooks, the logger and the approver; another runtime, such as
 // a durable workflow engine, drives the same loop with the same model
 // (Agent.LanguageModel) and runs each call the one way there is
-// (CallConfig.Approve and CallConfig.Attempt, or RunCall for a single call
+// (drive.CallConfig.Approve and .Attempt, or drive.RunCall for a single call
 // outside a loop): package drive holds what only such a runtime needs.
 //
 // # Conversations

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/oniontest"
 )
 
@@ -579,22 +580,22 @@ func TestRunCall(t *testing.T) {
 		byName[tool.Name()] = tool
 	}
 	refund := onion.Call{ID: "1", Arguments: json.RawMessage(`{"amount":5}`)}
-	if c := onion.RunCall(ctx, byName["refund"], refund, onion.CallConfig{}); c.Outcome != onion.Denied || c.Error != "no approver configured" || c.Attempts != 0 || l.got() != "" {
+	if c := drive.RunCall(ctx, byName["refund"], refund, drive.CallConfig{}); c.Outcome != onion.Denied || c.Error != "no approver configured" || c.Attempts != 0 || l.got() != "" {
 		t.Errorf("no approver: %+v, ledger %q", c, l.got())
 	}
 	var asked onion.Call
-	yes := onion.CallConfig{Approver: func(_ context.Context, c onion.Call) (bool, error) { asked = c; return true, nil }}
-	if c := onion.RunCall(ctx, byName["refund"], refund, yes); c.Outcome != onion.Succeeded || l.got() != "refund" || asked.Name != "refund" || asked.Intent != onion.Write {
+	yes := drive.CallConfig{Approver: func(_ context.Context, c onion.Call) (bool, error) { asked = c; return true, nil }}
+	if c := drive.RunCall(ctx, byName["refund"], refund, yes); c.Outcome != onion.Succeeded || l.got() != "refund" || asked.Name != "refund" || asked.Intent != onion.Write {
 		t.Errorf("approved: %+v, ledger %q, asked %+v", c, l.got(), asked)
 	}
-	if c := onion.RunCall(ctx, byName["append"], onion.Call{ID: "2", Arguments: json.RawMessage(`{"entry":7}`)}, onion.CallConfig{}); c.Outcome != onion.Failed || !strings.Contains(c.Output, "invalid arguments") {
+	if c := drive.RunCall(ctx, byName["append"], onion.Call{ID: "2", Arguments: json.RawMessage(`{"entry":7}`)}, drive.CallConfig{}); c.Outcome != onion.Failed || !strings.Contains(c.Output, "invalid arguments") {
 		t.Errorf("bad arguments: %+v", c)
 	}
 	boom, err := onion.NewTool(func(struct{}) error { panic("boom") }, onion.Name("boom"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := onion.RunCall(ctx, boom, onion.Call{ID: "3", Arguments: json.RawMessage(`{}`)}, onion.CallConfig{MaxOutput: 80}); c.Outcome != onion.OutcomeUnknown || len(c.Output) > 80 || !strings.Contains(c.Error, "panicked: boom") {
+	if c := drive.RunCall(ctx, boom, onion.Call{ID: "3", Arguments: json.RawMessage(`{}`)}, drive.CallConfig{MaxOutput: 80}); c.Outcome != onion.OutcomeUnknown || len(c.Output) > 80 || !strings.Contains(c.Error, "panicked: boom") {
 		t.Errorf("panic: %+v", c)
 	}
 }

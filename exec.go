@@ -23,39 +23,26 @@ var ErrOutcomeUnknown = errors.New("outcome unknown")
 // SkippedPrefix begins the message of every skipped call.
 const SkippedPrefix = loop.SkippedPrefix
 
-// CallConfig is what applies to a single tool call of an agent. The zero
-// value has no approver (a call that needs approval is denied), no
-// timeout and no cap on the output; an agent's (drive.CallConfig) has its
-// options, with DefaultToolTimeout unless ToolTimeout is set.
-type CallConfig struct {
-	// Approver decides the calls that need approval (see Approver).
-	Approver func(ctx context.Context, c Call) (bool, error)
-	// Timeout bounds one attempt (see ToolTimeout and
-	// DefaultToolTimeout); 0 for none.
-	Timeout time.Duration
-	// MaxOutput caps the bytes of the text the model reads (see
-	// MaxToolOutput); 0 for no cap.
+// callConfig is what applies to a single tool call of an agent (see
+// drive.CallConfig, which runtimes use): its approver, the bound on one
+// attempt and the cap on the text the model reads. The zero value has no
+// approver (a call that needs approval is denied), no timeout and no cap.
+type callConfig struct {
+	Approver  func(ctx context.Context, c Call) (bool, error)
+	Timeout   time.Duration
 	MaxOutput int
 }
 
 // callConfig is the settings the agent runs each call with (see
-// drive.CallConfig).
-func (a *Agent) callConfig() CallConfig {
-	return CallConfig{Approver: a.cfg.approver, Timeout: a.cfg.toolTimeout, MaxOutput: a.cfg.maxToolOutput}
+// drive.CallConfigOf).
+func (a *Agent) callConfig() callConfig {
+	return callConfig{Approver: a.cfg.approver, Timeout: a.cfg.toolTimeout, MaxOutput: a.cfg.maxToolOutput}
 }
 
-// RunCall runs the call c of t once, the way an Agent runs it: approval
-// when t needs it (no approver, an approver's error or panic, or its no
-// mean Denied, with the reason in Error), then one attempt under
-// cfg.Timeout with c in the context (CallInfo), a panic or runtime.Goexit
-// of the tool ending the call as cut (OutcomeUnknown for a write), and
-// every text capped at cfg.MaxOutput. c.Arguments go to the tool as they
-// are (send {} for none); c.Name and c.Intent default to t's. Retries are
-// the caller's: see CallConfig.Attempt.
-//
-// The result's Outcome, Output (what a model reads) and Error say how the
-// call ended; Attempts is 0 when it did not run.
-func RunCall(ctx context.Context, t *Tool, c Call, cfg CallConfig) ToolCall {
+// runOne runs the call c of t once, the way an Agent runs it (see
+// drive.RunCall): approval when t needs it, then one attempt under
+// cfg.Timeout with c in the context, every text capped at cfg.MaxOutput.
+func runOne(ctx context.Context, t *Tool, c Call, cfg callConfig) ToolCall {
 	if c.Attempt == 0 {
 		c.Attempt = 1
 	}
@@ -82,7 +69,7 @@ func RunCall(ctx context.Context, t *Tool, c Call, cfg CallConfig) ToolCall {
 // need approval for it (RequireApproval, ApproveIf), else what
 // cfg.Approver says. When it may not, reason says why: "no approver
 // configured", "approver failed: …", or "the approver said no".
-func (cfg CallConfig) Approve(ctx context.Context, t *Tool, c Call) (ok bool, reason string) {
+func (cfg callConfig) Approve(ctx context.Context, t *Tool, c Call) (ok bool, reason string) {
 	if !t.NeedsApproval(ctx, c) {
 		return true, ""
 	}
@@ -108,13 +95,13 @@ func (cfg CallConfig) Approve(ctx context.Context, t *Tool, c Call) (ok bool, re
 // text args, under cfg.Timeout, and says how it ended as the loop reads
 // it: the tool's text, or the kind of failure and its words. The output is
 // not capped here; loop.Call.End caps it.
-func (cfg CallConfig) Attempt(ctx context.Context, t *Tool, c Call, args string) loop.Done {
+func (cfg callConfig) Attempt(ctx context.Context, t *Tool, c Call, args string) loop.Done {
 	return cfg.attempt(ctx, t, c, args, nil)
 }
 
 // attempt is Attempt, calling started (when not nil) just before the tool
 // runs, so that a runtime can start calls in order.
-func (cfg CallConfig) attempt(ctx context.Context, t *Tool, c Call, args string, started func()) loop.Done {
+func (cfg callConfig) attempt(ctx context.Context, t *Tool, c Call, args string, started func()) loop.Done {
 	out, images, err := cfg.runTool(ctx, t, c, args, started)
 	d := loop.Done{CallID: c.ID, Output: out, Images: images}
 	var cut *cutError
@@ -139,7 +126,7 @@ func (e *cutError) Error() string { return "the tool was cut off: " + e.reason }
 // its images, those it returned after those it showed (ShowImages). A
 // tool that ignores its context is abandoned when the timeout passes: its
 // goroutine ends on its own, and the call ends as cut.
-func (cfg CallConfig) runTool(ctx context.Context, t *Tool, c Call, args string, started func()) (string, []Image, error) {
+func (cfg callConfig) runTool(ctx context.Context, t *Tool, c Call, args string, started func()) (string, []Image, error) {
 	ctx, cs := withCall(ctx, c)
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc

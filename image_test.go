@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/oniontest"
 )
@@ -380,7 +381,7 @@ func TestRunCallKeepsToolImages(t *testing.T) {
 	for _, tl := range tools {
 		byName[tl.Name()] = tl
 	}
-	tc := onion.RunCall(context.Background(), byName["saved"], onion.Call{ID: "c1", Arguments: []byte("{}")}, onion.CallConfig{})
+	tc := drive.RunCall(context.Background(), byName["saved"], onion.Call{ID: "c1", Arguments: []byte("{}")}, drive.CallConfig{})
 	if tc.Outcome != onion.Succeeded || !reflect.DeepEqual(tc.Images, []onion.Image{shot}) || !strings.HasSuffix(tc.Output, "]\nsaved to shots/home.png") {
 		t.Errorf("RunCall: %s %q with %d images", tc.Outcome, tc.Output, len(tc.Images))
 	}

@@ -74,7 +74,7 @@ type ToolCall struct {
 	// tool, as events and hooks report it; empty for the run's own calls.
 	Agents []string `json:"agents,omitempty"`
 	// Images are the images the tool returned or showed, which the model
-	// was shown after Output: set in the ToolCall of RunCall and of
+	// was shown after Output: set in the ToolCall of drive.RunCall and of
 	// EventToolFinished, left out of a Result's (its conversation's tool
 	// message holds them).
 	Images []Image `json:"images,omitempty"`

@@ -16,7 +16,7 @@ import (
 // at a time, no goroutines, no retries, no hooks. It is all another runtime
 // needs: the loop, the agent's model, tools and single-call settings.
 func runSync(ctx context.Context, t *testing.T, a *onion.Agent, runID, prompt string) *onion.Result {
-	l, model, cfg := drive.Loop(a), a.LanguageModel(), drive.CallConfig(a)
+	l, model, cfg := drive.Loop(a), a.LanguageModel(), drive.CallConfigOf(a)
 	st, effects := l.Start(runID, 1, nil, prompt)
 	for len(effects) > 0 {
 		e := effects[0]

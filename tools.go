@@ -309,7 +309,7 @@ func (t *Tool) def() ToolDef {
 //
 // A tool that returns an Image, *Image or []Image has images, which the
 // model is shown: Call returns their loop.ImageNote in the text's place,
-// without the images (a run, and RunCall, keep them).
+// without the images (a run, and drive.RunCall, keep them).
 func (t *Tool) Call(ctx context.Context, argsJSON string) (string, error) {
 	text, images, err := t.output(ctx, argsJSON)
 	if err != nil || len(images) == 0 {

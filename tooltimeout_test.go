@@ -41,7 +41,7 @@ func TestDefaultToolTimeout(t *testing.T) {
 			}
 			s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("probe", `{}`)), oniontest.Text("ok"))
 			a := newAgent(t, s, append([]any{probe}, tt.opts...)...)
-			if got := drive.CallConfig(a).Timeout; got != tt.want {
+			if got := drive.CallConfigOf(a).Timeout; got != tt.want {
 				t.Errorf("CallConfig().Timeout = %v, want %v", got, tt.want)
 			}
 			if _, err := a.Run(context.Background(), "go"); err != nil {

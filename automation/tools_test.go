@@ -191,8 +191,8 @@ func TestSameCallTwice(t *testing.T) {
 	l, agent := agentWith(t, s, &approvals{yes: true}, automation.Limits{})
 	tool, _ := agent.Tools().Get("start_automation")
 	call := onion.Call{ID: "call_1", Arguments: json.RawMessage(weekly), RunID: "run_1", IdempotencyKey: "run_1:call_1"}
-	first := onion.RunCall(context.Background(), tool, call, drive.CallConfig(agent))
-	second := onion.RunCall(context.Background(), tool, call, drive.CallConfig(agent))
+	first := drive.RunCall(context.Background(), tool, call, drive.CallConfigOf(agent))
+	second := drive.RunCall(context.Background(), tool, call, drive.CallConfigOf(agent))
 	if first.Outcome != onion.Succeeded || second.Outcome != onion.Succeeded || first.Output != second.Output {
 		t.Errorf("the calls: %+v\n%+v; want the same result twice", first, second)
 	}
@@ -208,7 +208,7 @@ func TestSameCallAfterCancel(t *testing.T) {
 	l, agent := agentWith(t, s, &approvals{yes: true}, automation.Limits{})
 	tool, _ := agent.Tools().Get("start_automation")
 	call := onion.Call{ID: "call_1", Arguments: json.RawMessage(weekly), RunID: "run_1", IdempotencyKey: "run_1:call_1"}
-	first := onion.RunCall(context.Background(), tool, call, drive.CallConfig(agent))
+	first := drive.RunCall(context.Background(), tool, call, drive.CallConfigOf(agent))
 	as := list(t, l)
 	if first.Outcome != onion.Succeeded || len(as) != 1 {
 		t.Fatalf("the first call: %+v, automations %+v", first, as)
@@ -216,7 +216,7 @@ func TestSameCallAfterCancel(t *testing.T) {
 	if err := l.Cancel(context.Background(), as[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	again := onion.RunCall(context.Background(), tool, call, drive.CallConfig(agent))
+	again := drive.RunCall(context.Background(), tool, call, drive.CallConfigOf(agent))
 	var got struct {
 		ID       string   `json:"id"`
 		NextRuns []string `json:"next_runs"`

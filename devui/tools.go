@@ -68,7 +68,7 @@ type callResult struct {
 }
 
 // call runs the tool name of the agent i once with args, as the agent
-// would (onion.RunCall: its timeout, a panic caught): a tool that needs
+// would (drive.RunCall: its timeout, a panic caught): a tool that needs
 // approval runs only when approved is set, the page's user having said
 // yes in the form.
 func (u *UI) call(ctx context.Context, i int, name, args string, approved bool) (*callResult, error) {
@@ -101,7 +101,7 @@ func (u *UI) call(ctx context.Context, i int, name, args string, approved bool) 
 	stop := context.AfterFunc(u.ctx, cancel)
 	defer stop()
 
-	cfg := drive.CallConfig(a.given)
+	cfg := drive.CallConfigOf(a.given)
 	cfg.MaxOutput = maxCallOutput
 	cfg.Approver = func(context.Context, onion.Call) (bool, error) { return approved, nil }
 	if strings.TrimSpace(args) == "" {
@@ -109,7 +109,7 @@ func (u *UI) call(ctx context.Context, i int, name, args string, approved bool) 
 	}
 	raw := json.RawMessage(args) // the tool gets the text as it is, JSON or not
 	start := time.Now()
-	tc := onion.RunCall(ctx, t, onion.Call{ID: id, Name: t.Name(), Intent: t.Intent(), Arguments: raw, RunID: "page", Attempt: 1, IdempotencyKey: "page:" + id}, cfg)
+	tc := drive.RunCall(ctx, t, onion.Call{ID: id, Name: t.Name(), Intent: t.Intent(), Arguments: raw, RunID: "page", Attempt: 1, IdempotencyKey: "page:" + id}, cfg)
 	res := &callResult{Outcome: string(tc.Outcome), Output: u.scrub.text(tc.Output), Error: u.scrub.text(tc.Error),
 		Attempts: tc.Attempts, DurationMS: ms(time.Since(start))}
 	if tc.Outcome == onion.Denied && !approved {

@@ -14,6 +14,7 @@
 package drive
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -27,9 +28,67 @@ import (
 // agent's tools are a.Tools(); the settings of one call, CallConfig.
 func Loop(a *onion.Agent) *loop.Loop { return bridge.Loop(a) }
 
-// CallConfig returns the settings the agent runs each call with: its
+// CallConfigOf returns the settings the agent runs each call with: its
 // approver, its tool timeout and its cap on output.
-func CallConfig(a *onion.Agent) onion.CallConfig { return bridge.CallConfig(a).(onion.CallConfig) }
+func CallConfigOf(a *onion.Agent) CallConfig {
+	s := bridge.CallConfig(a)
+	approver, _ := s.Approver.(func(context.Context, onion.Call) (bool, error))
+	return CallConfig{Approver: approver, Timeout: s.Timeout, MaxOutput: s.MaxOutput}
+}
+
+// CallConfig is what applies to a single tool call of an agent. The zero
+// value has no approver (a call that needs approval is denied), no
+// timeout and no cap on the output; an agent's (CallConfigOf) has its
+// options, with onion.DefaultToolTimeout unless onion.ToolTimeout is set.
+type CallConfig struct {
+	// Approver decides the calls that need approval (see onion.Approver).
+	Approver func(ctx context.Context, c onion.Call) (bool, error)
+	// Timeout bounds one attempt (see onion.ToolTimeout and
+	// onion.DefaultToolTimeout); 0 for none.
+	Timeout time.Duration
+	// MaxOutput caps the bytes of the text the model reads (see
+	// onion.MaxToolOutput); 0 for no cap.
+	MaxOutput int
+}
+
+func (cfg CallConfig) settings() bridge.CallSettings {
+	var approver any
+	if cfg.Approver != nil {
+		approver = cfg.Approver
+	}
+	return bridge.CallSettings{Approver: approver, Timeout: cfg.Timeout, MaxOutput: cfg.MaxOutput}
+}
+
+// Approve decides whether the call c of t may run: yes when t does not
+// need approval for it (onion.RequireApproval, onion.ApproveIf), else what
+// cfg.Approver says. When it may not, reason says why: "no approver
+// configured", "approver failed: …", or "the approver said no".
+func (cfg CallConfig) Approve(ctx context.Context, t *onion.Tool, c onion.Call) (ok bool, reason string) {
+	return bridge.Approve(ctx, t, c, cfg.settings())
+}
+
+// Attempt makes one attempt of the call c of t with the model's argument
+// text args, under cfg.Timeout, and says how it ended as the loop reads
+// it: the tool's text, or the kind of failure and its words. The output is
+// not capped here; loop.Call.End caps it.
+func (cfg CallConfig) Attempt(ctx context.Context, t *onion.Tool, c onion.Call, args string) loop.Done {
+	return bridge.Attempt(ctx, t, c, args, cfg.settings())
+}
+
+// RunCall runs the call c of t once, the way an Agent runs it: approval
+// when t needs it (no approver, an approver's error or panic, or its no
+// mean Denied, with the reason in Error), then one attempt under
+// cfg.Timeout with c in the context (onion.CallInfo), a panic or
+// runtime.Goexit of the tool ending the call as cut (OutcomeUnknown for a
+// write), and every text capped at cfg.MaxOutput. c.Arguments go to the
+// tool as they are (send {} for none); c.Name and c.Intent default to
+// t's. Retries are the caller's: see CallConfig.Attempt.
+//
+// The result's Outcome, Output (what a model reads) and Error say how the
+// call ended; Attempts is 0 when it did not run.
+func RunCall(ctx context.Context, t *onion.Tool, c onion.Call, cfg CallConfig) onion.ToolCall {
+	return bridge.RunCall(ctx, t, c, cfg.settings()).(onion.ToolCall)
+}
 
 // RunConfig is what applies to a whole run of an agent beyond its loop's
 // rules (Loop) and the settings of one call (CallConfig): the retries of

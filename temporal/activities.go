@@ -210,7 +210,7 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (toolOutput, error) {
 	// again after a lost worker.
 	c.Attempt = max(in.Call.Attempts, 1) + int(info.Attempt) - 1
 	c.IdempotencyKey = callKey(info.WorkflowExecution.ID, in.Chain, in.Call)
-	cfg := drive.CallConfig(a)
+	cfg := drive.CallConfigOf(a)
 	limit := cfg.MaxOutput
 	if limit <= 0 {
 		limit = drive.Loop(a).Config().MaxOutput

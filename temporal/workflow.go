@@ -538,8 +538,8 @@ func (r *wrun) toolTimeout() time.Duration {
 	switch {
 	case s.ToolTimeout > 0:
 		return s.ToolTimeout
-	case drive.CallConfig(r.agent).Timeout > 0:
-		return drive.CallConfig(r.agent).Timeout + s.HeartbeatTimeout
+	case drive.CallConfigOf(r.agent).Timeout > 0:
+		return drive.CallConfigOf(r.agent).Timeout + s.HeartbeatTimeout
 	}
 	return time.Hour
 }

@@ -64,7 +64,7 @@ func callCommand() *command {
 			return fail(c.name, err)
 		}
 		call := onion.Call{ID: "call_onion", Name: tool.Name(), Intent: tool.Intent(), Arguments: rawArguments(args), Attempt: 1}
-		cfg := onion.CallConfig{Approver: ap.approve}
+		cfg := drive.CallConfig{Approver: ap.approve}
 		if ok, reason := cfg.Approve(ctx, tool, call); !ok {
 			if ctx.Err() != nil {
 				return interrupted(c.name)
@@ -72,7 +72,7 @@ func callCommand() *command {
 			fmt.Fprintf(os.Stderr, "onion call: %s was not run: %s\n", name, reason)
 			return exitDenied
 		}
-		timeout := drive.CallConfig(agent).Timeout // -tool-timeout
+		timeout := drive.CallConfigOf(agent).Timeout // -tool-timeout
 		out, err := callBounded(ctx, tool, args, timeout)
 		switch {
 		case ctx.Err() != nil:

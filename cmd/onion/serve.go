@@ -51,7 +51,7 @@ func serveCommand() *command {
 		}
 		defer agent.Close()
 		tools := agent.Tools().All()
-		timeout := mcpserver.ToolTimeout(drive.CallConfig(agent).Timeout) // -tool-timeout
+		timeout := mcpserver.ToolTimeout(drive.CallConfigOf(agent).Timeout) // -tool-timeout
 		if addr == "" {
 			err = mcpserver.ServeStdio(ctx, tools, timeout)
 		} else {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/mcp/mcpclient"
 	"github.com/onionkit/onion/mcp/mcpserver"
@@ -220,8 +221,8 @@ func TestImagesRoundTrip(t *testing.T) {
 	l, r := toolMap(local), toolMap(remote)
 	for _, name := range []string{"shot", "save"} {
 		call := onion.Call{ID: "c1", Arguments: json.RawMessage("{}")}
-		lc := onion.RunCall(context.Background(), l[name], call, onion.CallConfig{})
-		rc := onion.RunCall(context.Background(), r[name], call, onion.CallConfig{})
+		lc := drive.RunCall(context.Background(), l[name], call, drive.CallConfig{})
+		rc := drive.RunCall(context.Background(), r[name], call, drive.CallConfig{})
 		if rc.Outcome != onion.Succeeded || rc.Output != lc.Output || !reflect.DeepEqual(rc.Images, lc.Images) || len(lc.Images) != 1 {
 			t.Errorf("%s: remote (%s, %q, %d images), local (%s, %q, %d images)", name, rc.Outcome, rc.Output, len(rc.Images), lc.Outcome, lc.Output, len(lc.Images))
 		}

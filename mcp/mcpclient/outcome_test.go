@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/internal/mcptest"
 	"github.com/onionkit/onion/mcp/mcpclient"
 	"github.com/onionkit/onion/mcp/mcpserver"
@@ -205,12 +206,12 @@ func TestOutcomeThroughTwoDoors(t *testing.T) {
 	t.Cleanup(func() { closeTools(second) })
 
 	explode := toolMap(second)["explode"]
-	got := onion.RunCall(ctx, explode, onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+	got := drive.RunCall(ctx, explode, onion.Call{Arguments: json.RawMessage(`{}`)}, drive.CallConfig{})
 	local, err := onion.ToolsFrom(mcptest.NewNotes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := onion.RunCall(ctx, toolMap(local)["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+	want := drive.RunCall(ctx, toolMap(local)["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, drive.CallConfig{})
 	if got.Outcome != onion.OutcomeUnknown || got.Output != want.Output || got.Error != want.Error {
 		t.Errorf("explode through two doors = (%s, %q, %q), want (%s, %q, %q)", got.Outcome, got.Output, got.Error, want.Outcome, want.Output, want.Error)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/internal/mcptest"
 	"github.com/onionkit/onion/mcp/mcpclient"
 	"github.com/onionkit/onion/mcp/mcpserver"
@@ -165,7 +166,7 @@ func TestRoundTrip(t *testing.T) {
 			// response is skipped and never reaches the server (titles
 			// still lists one note).
 			localCall := func(name, args string) onion.ToolCall {
-				return onion.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{})
+				return drive.RunCall(ctx, local[name], onion.Call{Arguments: json.RawMessage(args)}, drive.CallConfig{})
 			}
 			exploded := localCall("explode", `{}`)
 			want := []struct {

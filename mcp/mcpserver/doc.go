@@ -13,7 +13,7 @@
 //	onion.Delete            destructiveHint: true
 //	Idempotent()            idempotentHint: true
 //
-// A call runs through onion.RunCall, the very path the agent loop runs
+// A call runs through drive.RunCall, the very path the agent loop runs
 // each call through, so no rule of the loop is skipped at this door:
 // approval, the ToolTimeout, panics and runtime.Goexit turned into
 // outcomes. Its result is a text content holding what the model would read
@@ -61,7 +61,7 @@
 // capability, arguments too long to show, a "no", an error and no answer
 // within ApprovalTimeout all deny the call: it does not run, and the result is an error with the
 // loop's words (onion.DeniedText). Approver lets the program decide
-// instead. Either way the decision reaches onion.RunCall as its
+// instead. Either way the decision reaches drive.RunCall as its
 // CallConfig.Approver. The tool's tools/list entry says so in its _meta,
 // "io.github.onionkit/approval": "required", so that an onion client
 // (mcpclient's ServerApproves, onion tools -mcp) can show who approves it.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
 
@@ -212,7 +213,7 @@ func TestFixtureReplay(t *testing.T) {
 	if !reflect.DeepEqual(shape(got), shape(want)) {
 		t.Errorf("tools/call error shape:\n got %v\nwant %v", shape(got), shape(want))
 	}
-	local := onion.RunCall(ctx, tool, onion.Call{Arguments: json.RawMessage("{}")}, onion.CallConfig{})
+	local := drive.RunCall(ctx, tool, onion.Call{Arguments: json.RawMessage("{}")}, drive.CallConfig{})
 	if local.Outcome != onion.Failed {
 		t.Fatalf("local call with {}: %+v, want it failed", local)
 	}

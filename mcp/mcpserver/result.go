@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/mcp/internal/outcome"
 )
@@ -29,8 +30,8 @@ func handler(t *onion.Tool, wrap bool, g *gate, timeout time.Duration) mcp.ToolH
 		var question *mcp.CallToolResult
 		// No MaxOutput: the text is also the structuredContent, which a cut
 		// would make invalid JSON.
-		cfg := onion.CallConfig{Approver: g.approverOf(req, &question), Timeout: timeout}
-		tc := onion.RunCall(ctx, t, call(t, req), cfg)
+		cfg := drive.CallConfig{Approver: g.approverOf(req, &question), Timeout: timeout}
+		tc := drive.RunCall(ctx, t, call(t, req), cfg)
 		if question != nil {
 			return question, nil
 		}

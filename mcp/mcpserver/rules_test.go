@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/mcpserver"
 	"github.com/onionkit/onion/oniontest"
 )
@@ -212,12 +213,12 @@ func TestMCPKeepsTheLoopsRules(t *testing.T) {
 					t.Errorf("%s(%s): the loop's model read %q, want it to begin %q", group.calls[i].name, group.calls[i].args, loop[i], want)
 				}
 			}
-			cfg := onion.CallConfig{Approver: approveUpTo1000, Timeout: group.timeout}
+			cfg := drive.CallConfig{Approver: approveUpTo1000, Timeout: group.timeout}
 			for _, version := range protocols {
 				t.Run(version, func(t *testing.T) {
 					cs := connectVersion(t, version, nil, tools, mcpserver.Approver(approveUpTo1000), mcpserver.ToolTimeout(group.timeout))
 					for i, c := range group.calls {
-						direct := onion.RunCall(context.Background(), byName[c.name], onion.Call{Arguments: json.RawMessage(c.args)}, cfg)
+						direct := drive.RunCall(context.Background(), byName[c.name], onion.Call{Arguments: json.RawMessage(c.args)}, cfg)
 						res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.name, Arguments: json.RawMessage(c.args)})
 						if err != nil {
 							t.Fatalf("%s(%s): %v", c.name, c.args, err)
@@ -249,7 +250,7 @@ func TestMCPDeniesWithoutApprover(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			cs := connectVersion(t, version, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}, transfer)
 			for _, args := range []string{`{"amount":5}`, `{"amount":500}`} {
-				direct := onion.RunCall(context.Background(), transfer, onion.Call{Arguments: json.RawMessage(args)}, onion.CallConfig{})
+				direct := drive.RunCall(context.Background(), transfer, onion.Call{Arguments: json.RawMessage(args)}, drive.CallConfig{})
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "transfer", Arguments: json.RawMessage(args)})
 				if err != nil {
 					t.Fatal(err)

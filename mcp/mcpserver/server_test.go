@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/builtin"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/mcp/internal/mcptest"
 	"github.com/onionkit/onion/mcp/mcpserver"
 )
@@ -200,7 +201,7 @@ func TestServe(t *testing.T) {
 				{"add", `[1,2]`},              // not an object at all
 				{"get", `{"title":"nope"}`},   // the tool's own error
 			} {
-				want := onion.RunCall(ctx, local[c.name], onion.Call{Arguments: json.RawMessage(c.args)}, onion.CallConfig{})
+				want := drive.RunCall(ctx, local[c.name], onion.Call{Arguments: json.RawMessage(c.args)}, drive.CallConfig{})
 				if want.Outcome != onion.Failed {
 					t.Fatalf("local %s(%s): %+v, want it failed", c.name, c.args, want)
 				}
@@ -216,7 +217,7 @@ func TestServe(t *testing.T) {
 
 			// A panic is an isError result, and the server goes on serving.
 			res3 := call("explode", `{}`)
-			want := onion.RunCall(ctx, local["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+			want := drive.RunCall(ctx, local["explode"], onion.Call{Arguments: json.RawMessage(`{}`)}, drive.CallConfig{})
 			if !res3.IsError || text(t, res3) != want.Output || !strings.Contains(want.Output, "it panicked: kaboom") {
 				t.Errorf("explode: %q (isError %v), want isError with %q", text(t, res3), res3.IsError, want.Output)
 			}
@@ -303,7 +304,7 @@ func TestResultEdges(t *testing.T) {
 		{unencodable, "error: encode result as JSON: json: unsupported type: func()"},
 		{panicky, "error: encode result as JSON: a MarshalJSON or MarshalText method panicked: cannot encode"},
 	} {
-		local := onion.RunCall(ctx, c.tool, onion.Call{Arguments: json.RawMessage(`{}`)}, onion.CallConfig{})
+		local := drive.RunCall(ctx, c.tool, onion.Call{Arguments: json.RawMessage(`{}`)}, drive.CallConfig{})
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool.Name()})
 		if err != nil || !res.IsError || "error: "+text(t, res) != local.Output || local.Output != c.want {
 			t.Errorf("%s: %+v, %v; want isError with the loop's %q (%q)", c.tool.Name(), res, err, local.Output, c.want)
