@@ -3,6 +3,8 @@ package temporal
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -48,7 +50,8 @@ func (r *wrun) path() []string {
 
 // runSubAgent runs the call c of the agent sub as a child workflow on the
 // run's task queue: a fresh run of sub with the task of c's arguments,
-// whose ID is c's idempotency key (the same on every replay, different for
+// whose ID is c's idempotency key (hashed when too long; the same on every
+// replay, different for
 // every other call of any run). Its answer is the call's output, its
 // usage goes to the run's Result by path of agents, and cancelling the
 // run cancels it and waits for it to end, so that a write in flight
@@ -67,7 +70,7 @@ func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, t *onion.Tool, sub
 		return loop.Input{Done: &loop.Done{CallID: c.ID, Failure: loop.BadArguments, Error: cmp.Or(prep.Error, fmt.Sprint(err))}}
 	}
 	info := workflow.GetInfo(ctx)
-	id := callKey(info.WorkflowExecution.ID, info.FirstRunID, c)
+	id := childID(callKey(info.WorkflowExecution.ID, info.FirstRunID, c))
 	in := runInput{Agent: sub.Name(), Prompt: prep.Task, Settings: r.in.Settings, Trace: r.carrier(c.ID), Path: r.path(),
 		Answer: drive.SubAgentAnswer(sub)}
 	if n := payloadSize(in); n > maxPayload || n < 0 {
@@ -109,6 +112,22 @@ func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, t *onion.Tool, sub
 		}
 	}
 	return loop.Input{Done: d}
+}
+
+// maxChildID bounds a sub-run's workflow ID, well under the 1,000 bytes
+// Temporal takes by default, since each level of agents adds to its
+// caller's ID.
+const maxChildID = 512
+
+// childID is the workflow ID of the sub-run of a call whose idempotency
+// key is key: the key, or when it is too long a hash of it, the same on
+// every replay.
+func childID(key string) string {
+	if len(key) <= maxChildID {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "onion-sub-" + hex.EncodeToString(sum[:16])
 }
 
 // subTask is what a side effect of a sub-run records: a text (the task,

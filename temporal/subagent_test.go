@@ -187,3 +187,15 @@ func TestSubAgentSpansNestOnTheServer(t *testing.T) {
 		t.Errorf("%d chat spans under the sub-run's, want its 2 model requests: %v", chats, names(spans))
 	}
 }
+
+// TestChildIDBounded: a sub-run's workflow ID is its call's key, or a
+// hash of a key too long for one, the same each time.
+func TestChildIDBounded(t *testing.T) {
+	if got := childID("wf/1/tool/1/ab"); got != "wf/1/tool/1/ab" {
+		t.Errorf("short key: %q", got)
+	}
+	long := strings.Repeat("w", 2000)
+	if got := childID(long); len(got) > maxChildID || got != childID(long) || got == childID(long+"x") {
+		t.Errorf("long key: %q", got)
+	}
+}
