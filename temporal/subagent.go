@@ -51,8 +51,8 @@ func (r *wrun) path() []string {
 // runSubAgent runs the call c of the agent sub as a child workflow on the
 // run's task queue: a fresh run of sub with the task of c's arguments,
 // whose ID is c's idempotency key (hashed when too long; the same on every
-// replay, different for
-// every other call of any run). Its answer is the call's output, its
+// replay, different for every other call of any run). Its answer is the
+// call's output, its
 // usage goes to the run's Result by path of agents, and cancelling the
 // run cancels it and waits for it to end, so that a write in flight
 // inside ends outcome_unknown and so does this call.
