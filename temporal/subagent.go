@@ -52,10 +52,9 @@ func (r *wrun) path() []string {
 // run's task queue: a fresh run of sub with the task of c's arguments,
 // whose ID is c's idempotency key (hashed when too long; the same on every
 // replay, different for every other call of any run). Its answer is the
-// call's output, its
-// usage goes to the run's Result by path of agents, and cancelling the
-// run cancels it and waits for it to end, so that a write in flight
-// inside ends outcome_unknown and so does this call.
+// call's output, its usage goes to the run's Result by path of agents,
+// and cancelling the run cancels it and waits for it to end, so that a
+// write in flight inside ends outcome_unknown and so does this call.
 func (r *wrun) runSubAgent(ctx workflow.Context, c loop.Call, t *onion.Tool, sub *onion.Agent) loop.Input {
 	// The arguments are checked, and the task made, once: patterns run
 	// with a time limit, which a replay must not meet otherwise.
