@@ -51,8 +51,8 @@ func init() {
 		return out
 	}
 	bridge.SubTask = func(t any, args string, history []loop.Message) (string, error) {
-		sub, ok := t.(*Tool).origin.(*Agent)
-		if !ok || !t.(*Tool).endsWithItsContext {
+		sub := t.(*Tool).sub
+		if sub == nil {
 			return "", fmt.Errorf("tool %q is no agent given as a tool", t.(*Tool).name)
 		}
 		return sub.subTask(context.Background(), args, sub.summaryFor(history))
@@ -64,9 +64,9 @@ func init() {
 		}
 		return &AnswerSpec{Format: at.format, Schema: slices.Clone(at.params.json)}
 	}
-	bridge.SubOutput = func(a any, output string) (string, error) { return a.(*Agent).subOutput(output) }
+	bridge.SubOutput = func(a any, output string) (string, error) { return a.(*Agent).subOutput(nil, output) }
 	bridge.SubAgent = func(t any) any {
-		if sub, ok := t.(*Tool).origin.(*Agent); ok && t.(*Tool).endsWithItsContext {
+		if sub := t.(*Tool).sub; sub != nil {
 			return sub
 		}
 		return nil

@@ -157,7 +157,7 @@ func (cfg callConfig) runTool(ctx context.Context, t *Tool, c Call, args string,
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		if t.endsWithItsContext {
+		if t.sub != nil {
 			r = <-done
 		} else {
 			r.err = ctx.Err()

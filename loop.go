@@ -67,12 +67,7 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prev *loop.State, 
 	if by := r.subs.sum(); by != nil && res != nil {
 		// The sub-runs' requests count in this run's usage; each agent's
 		// own are in the breakdown.
-		own := res.Usage
-		for _, u := range by {
-			res.Usage.Add(u)
-		}
-		by[strings.Join(r.path(), "/")] = own
-		res.ByAgent = by
+		res.Usage, res.ByAgent = loop.WithSubRuns(res.Usage, by, strings.Join(r.path(), "/"))
 	}
 	r.endRun(res, err)
 	turn := runTurn{st: st, from: history}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/onionkit/onion/loop"
 )
 
 // This file is agents as tools: an *Agent among NewAgent's items is a tool
@@ -66,7 +68,7 @@ func agentTool(sub *Agent) (*Tool, error) {
 		}
 	}
 	t.origin = sub
-	t.endsWithItsContext = true
+	t.sub = sub
 	in, out := "string", "string"
 	if sub.cfg.input != nil {
 		in = sub.cfg.inputName
@@ -166,15 +168,12 @@ type subUsage struct {
 	byAgent map[string]Usage
 }
 
-func (s *subUsage) add(path string, u Usage) {
+// add adds a sub-run of the agent at path: its usage, or its own
+// breakdown by when it handed tasks on in turn.
+func (s *subUsage) add(path string, u Usage, by map[string]Usage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.byAgent == nil {
-		s.byAgent = map[string]Usage{}
-	}
-	v := s.byAgent[path]
-	v.Add(u)
-	s.byAgent[path] = v
+	s.byAgent = loop.AddSubRun(s.byAgent, path, u, by)
 }
 
 // sum is the usage of every sub-run, by path.
@@ -240,26 +239,19 @@ func (a *Agent) runAsTool(ctx context.Context, task string) (string, error) {
 	}
 	res, _, err := a.runIn(ctx, nil, nil, task, nil, ar, parent)
 	if res != nil && parent != nil {
-		if res.ByAgent != nil {
-			for p, u := range res.ByAgent {
-				parent.usage.add(p, u)
-			}
-		} else {
-			parent.usage.add(strings.Join(append(slices.Clone(parent.path), a.name), "/"), res.Usage)
-		}
+		parent.usage.add(strings.Join(append(slices.Clone(parent.path), a.name), "/"), res.Usage, res.ByAgent)
 	}
 	if err != nil {
 		return "", fmt.Errorf("agent %s: %w", a.name, err)
 	}
-	switch res.StopReason {
-	case StopNatural, StopMaxIterations, StopBudget:
-		out, err := a.subOutput(res.Output)
-		if err != nil {
-			return "", fmt.Errorf("agent %s: %w", a.name, err)
-		}
-		return out, nil
+	if !res.StopReason.Answered() {
+		return "", fmt.Errorf("agent %s stopped (%s): %s", a.name, res.StopReason, res.Output)
 	}
-	return "", fmt.Errorf("agent %s stopped (%s): %s", a.name, res.StopReason, res.Output)
+	out, err := a.subOutput(ar, res.Output)
+	if err != nil {
+		return "", fmt.Errorf("agent %s: %w", a.name, err)
+	}
+	return out, nil
 }
 
 // callerSummaryKey is the context key of the summary of the
@@ -271,9 +263,8 @@ type callerSummaryKey struct{}
 // for the call of t when t is an agent that starts its tasks with one.
 // The driving goroutine calls it, which alone writes the run's messages.
 func (r *liveRun) callerSummary(ctx context.Context, t *Tool) context.Context {
-	sub, ok := t.origin.(*Agent)
-	if !ok || !t.endsWithItsContext || sub.cfg.summary == 0 {
+	if t.sub == nil || t.sub.cfg.summary == 0 {
 		return ctx
 	}
-	return context.WithValue(ctx, callerSummaryKey{}, sub.summaryFor(r.st.Messages))
+	return context.WithValue(ctx, callerSummaryKey{}, t.sub.summaryFor(r.st.Messages))
 }

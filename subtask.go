@@ -124,12 +124,15 @@ func (sub *Agent) summaryFor(history []loop.Message) string {
 // subOutput is what the caller's model reads of output, the final answer
 // of a run of sub as a tool: the text, or for an OutputType agent the
 // answer's JSON, checked and unwrapped; an answer that does not fit is an
-// *AnswerError.
-func (sub *Agent) subOutput(output string) (string, error) {
+// *AnswerError. ar is the run's answer, which holds the last check of it,
+// or nil for a run whose answer was checked elsewhere (a durable one).
+func (sub *Agent) subOutput(ar *answerRun, output string) (string, error) {
 	if sub.cfg.output == nil {
 		return output, nil
 	}
-	ar := &answerRun{typ: sub.cfg.output}
+	if ar == nil {
+		ar = &answerRun{typ: sub.cfg.output}
+	}
 	v, err := ar.value(output)
 	if err != nil {
 		return "", err

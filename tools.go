@@ -45,11 +45,12 @@ type Tool struct {
 	// generatedCall is set when invoke runs the func through its
 	// generated Call (gencall.go) rather than by reflection.
 	generatedCall bool
-	// endsWithItsContext is set for a tool that is known to return soon
-	// after its context ends (an agent's sub-run, whose own calls are cut
-	// then): a canceled call waits for it rather than leaving it running,
-	// so that nothing it reports comes after its caller's run is over.
-	endsWithItsContext bool
+	// sub is the agent the tool hands its task to when it is an agent
+	// given as a tool (agentTool), nil for any other tool. Such a tool
+	// returns soon after its context ends (the sub-run's own calls are cut
+	// then), so a canceled call waits for it rather than leaving it
+	// running: nothing it reports comes after its caller's run is over.
+	sub *Agent
 }
 
 // ToolOption configures a tool built by NewTool, ToolsFrom or NewRawTool.

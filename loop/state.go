@@ -68,6 +68,50 @@ const (
 	StopLength StopReason = "length"
 )
 
+// Answered reports whether a run that ended for s ended with an answer a
+// caller may read: StopNatural, StopMaxIterations or StopBudget. An agent
+// given as a tool hands its caller that answer; any other end fails the
+// call.
+func (s StopReason) Answered() bool {
+	return s == StopNatural || s == StopMaxIterations || s == StopBudget
+}
+
+// AddSubRun adds to by, a run's breakdown of the usage of the runs it
+// handed tasks to (Result.ByAgent), a sub-run of the agent at path (such
+// as "lead/reader"): its own breakdown subBy when it handed tasks on in
+// turn, else its usage. It returns by, made when nil.
+func AddSubRun(by map[string]Usage, path string, usage Usage, subBy map[string]Usage) map[string]Usage {
+	if by == nil {
+		by = map[string]Usage{}
+	}
+	if len(subBy) == 0 {
+		subBy = map[string]Usage{path: usage}
+	}
+	for p, u := range subBy {
+		v := by[p]
+		v.Add(u)
+		by[p] = v
+	}
+	return by
+}
+
+// WithSubRuns is a run's usage once it ends: own, its own requests', with
+// every sub-run's in by added, and the breakdown, a copy of by with own
+// under path. With no sub-runs it is own and nil.
+func WithSubRuns(own Usage, by map[string]Usage, path string) (Usage, map[string]Usage) {
+	if len(by) == 0 {
+		return own, nil
+	}
+	total := own
+	out := make(map[string]Usage, len(by)+1)
+	for p, u := range by {
+		total.Add(u)
+		out[p] = u
+	}
+	out[path] = own
+	return total, out
+}
+
 // CallStatus is where a call of the current response stands.
 type CallStatus string
 

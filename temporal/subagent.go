@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -144,7 +143,7 @@ func subDone(c loop.Call, name string, res loop.Result, err error) *loop.Done {
 	d := &loop.Done{CallID: c.ID}
 	var canceled *temporal.CanceledError
 	switch {
-	case err == nil && (res.StopReason == loop.StopNatural || res.StopReason == loop.StopMaxIterations || res.StopReason == loop.StopBudget):
+	case err == nil && res.StopReason.Answered():
 		d.Output = res.Output
 	case err == nil && res.StopReason == loop.StopCanceled, errors.As(err, &canceled):
 		d.Failure, d.Error = loop.Cut, "the run was canceled"
@@ -162,38 +161,14 @@ func subDone(c loop.Call, name string, res loop.Result, err error) *loop.Done {
 // run's breakdown by path, which the run's state carries across
 // continue-as-new.
 func (r *wrun) addSubUsage(name string, res loop.Result) {
-	by := r.st.Result.ByAgent
-	if by == nil {
-		by = map[string]loop.Usage{}
-		r.st.Result.ByAgent = by
-	}
-	if len(res.ByAgent) > 0 {
-		for p, u := range res.ByAgent {
-			v := by[p]
-			v.Add(u)
-			by[p] = v
-		}
-		return
-	}
-	p := strings.Join(append(r.path(), name), "/")
-	v := by[p]
-	v.Add(res.Usage)
-	by[p] = v
+	path := strings.Join(append(r.path(), name), "/")
+	r.st.Result.ByAgent = loop.AddSubRun(r.st.Result.ByAgent, path, res.Usage, res.ByAgent)
 }
 
 // withSubUsage is res, the run's final result, with its sub-runs' usage
 // added to Usage and its own under its path, as Run reports it.
 func (r *wrun) withSubUsage(res loop.Result) loop.Result {
-	if len(res.ByAgent) == 0 {
-		return res
-	}
-	by := maps.Clone(res.ByAgent)
-	own := res.Usage
-	for _, u := range by {
-		res.Usage.Add(u)
-	}
-	by[strings.Join(r.path(), "/")] = own
-	res.ByAgent = by
+	res.Usage, res.ByAgent = loop.WithSubRuns(res.Usage, res.ByAgent, strings.Join(r.path(), "/"))
 	return res
 }
 

@@ -66,6 +66,19 @@ type wrun struct {
 	children map[string]string
 }
 
+// asLocal is ctx, which has the activity options of a step, with local
+// activity options to match: each attempt bounded by each, the same
+// retry policy, and all attempts together by allAttempts, wait being the
+// longest wait between two.
+func asLocal(ctx workflow.Context, each, wait time.Duration) workflow.Context {
+	policy := workflow.GetActivityOptions(ctx).RetryPolicy
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout:    each,
+		ScheduleToCloseTimeout: allAttempts(each, wait, policy.MaximumAttempts),
+		RetryPolicy:            policy,
+	})
+}
+
 // allAttempts bounds a local activity's attempts together: a local
 // activity's ScheduleToCloseTimeout is its StartToCloseTimeout unless
 // set, which would leave no time for a second attempt.
@@ -354,12 +367,7 @@ func (r *wrun) askModel(ctx workflow.Context, req *loop.Request, iteration int) 
 			},
 		})
 		if r.local {
-			policy := workflow.GetActivityOptions(actx).RetryPolicy
-			actx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-				StartToCloseTimeout:    s.ModelTimeout,
-				ScheduleToCloseTimeout: allAttempts(s.ModelTimeout, max(rc.BackoffMax, rc.MaxRetryAfter), policy.MaximumAttempts),
-				RetryPolicy:            policy,
-			})
+			actx = asLocal(actx, s.ModelTimeout, max(rc.BackoffMax, rc.MaxRetryAfter))
 		}
 		var resp loop.Response
 		err := execute(r.traced(actx, ""), r.local, modelActivity, in).Get(ctx, &resp)
@@ -504,12 +512,7 @@ func (r *wrun) runCall(ctx workflow.Context, c loop.Call, wait time.Duration) lo
 	if local {
 		// A read runs again when its worker is lost: the workflow task's
 		// next worker runs it, with no trip through the server first.
-		policy := workflow.GetActivityOptions(ctx).RetryPolicy
-		ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-			StartToCloseTimeout:    r.toolTimeout(),
-			ScheduleToCloseTimeout: allAttempts(r.toolTimeout(), policy.MaximumInterval, policy.MaximumAttempts),
-			RetryPolicy:            policy,
-		})
+		ctx = asLocal(ctx, r.toolTimeout(), workflow.GetActivityOptions(ctx).RetryPolicy.MaximumInterval)
 	}
 	var out toolOutput
 	err := execute(r.traced(ctx, c.ID), local, toolActivity, in).Get(ctx, &out)
