@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
+	"github.com/onionkit/onion/drive"
 	"github.com/onionkit/onion/loop"
 	"github.com/onionkit/onion/telemetry"
 )
@@ -197,5 +198,24 @@ func TestChildIDBounded(t *testing.T) {
 	long := strings.Repeat("w", 2000)
 	if got := childID(long); len(got) > maxChildID || got != childID(long) || got == childID(long+"x") {
 		t.Errorf("long key: %q", got)
+	}
+}
+
+// TestRuntimeServesSubAgents: a worker serves the agents given as tools
+// of the agents it is given, each once however often it meets it, and
+// refuses two agents with one name.
+func TestRuntimeServesSubAgents(t *testing.T) {
+	lead := leadAndReader(t, &scripted{}, &scripted{})
+	reader := drive.SubAgents(lead)[0]
+	rt, err := newRuntime([]*onion.Agent{lead, reader, lead})
+	if err != nil || len(rt.agents) != 2 || rt.agents["reader"] != reader {
+		t.Fatalf("agents %v, %v", rt.agents, err)
+	}
+	other, err := onion.NewAgent("reader", onion.WithModel(&scripted{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRuntime([]*onion.Agent{lead, other}); err == nil || !strings.Contains(err.Error(), `two agents are named "reader"`) {
+		t.Errorf("two readers: %v", err)
 	}
 }

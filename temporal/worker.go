@@ -43,9 +43,6 @@ func newRuntime(agents []*onion.Agent) (*runtime, error) {
 		if a == nil {
 			return nil, fmt.Errorf("temporal: agent %d is nil", i)
 		}
-		if other, dup := rt.agents[a.Name()]; dup && other != a {
-			return nil, fmt.Errorf("temporal: two agents are named %q; runs find their agent by name", a.Name())
-		}
 		if err := rt.add(a); err != nil {
 			return nil, err
 		}
@@ -54,11 +51,13 @@ func newRuntime(agents []*onion.Agent) (*runtime, error) {
 }
 
 // add serves a and, under their own names, the agents it was given as
-// tools, whose runs are child workflows of its runs.
+// tools, whose runs are child workflows of its runs. An agent met again
+// (given twice, or the tool of two agents) is served once; two agents
+// with one name are an error.
 func (rt *runtime) add(a *onion.Agent) error {
 	if other, ok := rt.agents[a.Name()]; ok {
 		if other != a {
-			return fmt.Errorf("temporal: two agents are named %q (one given as a tool of another); runs find their agent by name", a.Name())
+			return fmt.Errorf("temporal: two agents are named %q; runs find their agent by name", a.Name())
 		}
 		return nil
 	}
