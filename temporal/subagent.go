@@ -172,38 +172,46 @@ func (r *wrun) withSubUsage(res loop.Result) loop.Result {
 	return res
 }
 
-// subHooks are the hooks of the agents whose calls led to this run,
-// nearest first, found by name on this worker: a call inside a sub-agent
-// reaches its callers' tool hooks too, as in Run.
-func (r *wrun) subHooks() []onion.Hooks {
-	var hooks []onion.Hooks
-	for _, name := range slices.Backward(r.in.Path) {
-		if a, err := r.rt.agent(name); err == nil {
-			hooks = append(hooks, drive.RunConfigOf(a).Hooks...)
+// callers are the agents on path that this worker serves, nearest
+// first: the agents whose calls led to a sub-run.
+func (rt *runtime) callers(path []string) []*onion.Agent {
+	var out []*onion.Agent
+	for _, name := range slices.Backward(path) {
+		if a, err := rt.agent(name); err == nil {
+			out = append(out, a)
 		}
+	}
+	return out
+}
+
+// callerHooks are the hooks of the agents whose calls led to a sub-run,
+// nearest first: a call inside a sub-agent reaches its callers' tool
+// hooks too, as in Run. The run works them out once, when it starts.
+func callerHooks(callers []*onion.Agent) []onion.Hooks {
+	var hooks []onion.Hooks
+	for _, a := range callers {
+		hooks = append(hooks, drive.RunConfigOf(a).Hooks...)
 	}
 	return hooks
 }
 
 // instrument is the instruments of a run of a: a's own, else, for the run
-// of an agent given as a tool, those of the nearest agent on path that
+// of an agent given as a tool, those of the nearest of its callers that
 // has some, as in Run (the sub-run's spans are then children of its
 // caller's tool span, whose context its input carries).
 func (rt *runtime) instrument(a *onion.Agent, path []string) onion.Instrument {
 	if in := drive.Instrument(a); in != nil {
 		return in
 	}
-	for _, name := range slices.Backward(path) {
-		if caller, err := rt.agent(name); err == nil {
-			if in := drive.Instrument(caller); in != nil {
-				return in
-			}
+	for _, caller := range rt.callers(path) {
+		if in := drive.Instrument(caller); in != nil {
+			return in
 		}
 	}
 	return nil
 }
 
-// children is what the children query answers: the workflow IDs of the
+// childIDs is what the children query answers: the workflow IDs of the
 // sub-runs going on, in the order of their calls.
 func (r *wrun) childIDs() []string {
 	ids := make([]string, 0, len(r.children))

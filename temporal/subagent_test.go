@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -217,5 +218,39 @@ func TestRuntimeServesSubAgents(t *testing.T) {
 	}
 	if _, err := newRuntime([]*onion.Agent{lead, other}); err == nil || !strings.Contains(err.Error(), `two agents are named "reader"`) {
 		t.Errorf("two readers: %v", err)
+	}
+}
+
+// TestSubAgentCallsReachTheCallersHooks: a call inside a durable sub-run
+// reaches the lead's tool hooks, with the path of agents.
+func TestSubAgentCallsReachTheCallersHooks(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	hook := onion.Hooks{AfterTool: func(_ context.Context, e onion.ToolEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, strings.Join(append(slices.Clone(e.Call.Agents), e.Call.Name), "/"))
+		return nil
+	}}
+	stock := newTool(t, func(context.Context) (string, error) { return "12", nil }, onion.Name("stock"), onion.Description("Counts."), onion.Read)
+	r, err := onion.NewAgent("reader", onion.WithModel(&scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("stock", `{}`), text("12 left")}}), stock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := onion.NewAgent("lead", onion.WithModel(&scripted{replies: []func(*onion.Request) (*onion.Response, error){calls("reader", `{"task":"count"}`), text("12.")}}),
+		r, onion.WithHooks(hook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, l)
+	in := input("how many?")
+	in.Agent = "lead"
+	if res := result(t, e, in); res.Output != "12." {
+		t.Fatalf("answer %q", res.Output)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, []string{"lead/reader/stock", "reader"}) {
+		t.Errorf("the lead's AfterTool saw %v", seen)
 	}
 }

@@ -64,6 +64,8 @@ type wrun struct {
 	local bool
 	// children are the workflow IDs of the sub-runs going on, by call ID.
 	children map[string]string
+	// callerHooks are, for a sub-run, its callers' hooks (see callerHooks).
+	callerHooks []onion.Hooks
 }
 
 // asLocal is ctx, which has the activity options of a step, with local
@@ -108,6 +110,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	r := &wrun{rt: rt, agent: a, lp: drive.Loop(a), in: in, inputs: workflow.NewChannel(ctx), decisions: map[string]Decision{},
 		spans: spans{in: rt.instrument(a, in.Path)}, reruns: map[string]int{}, children: map[string]string{}}
 	r.local = in.Settings.LocalSteps
+	r.callerHooks = callerHooks(rt.callers(in.Path))
 	var effects []loop.Effect
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
 	switch {
@@ -253,7 +256,7 @@ func (r *wrun) toolEvent(ctx workflow.Context, e loop.Effect) {
 	}
 	var hooks []onion.Hooks
 	if !r.hooksOff {
-		hooks = append(drive.RunConfigOf(r.agent).Hooks, r.subHooks()...)
+		hooks = append(drive.RunConfigOf(r.agent).Hooks, r.callerHooks...)
 	}
 	if r.spans.run == nil && len(hooks) == 0 {
 		return
