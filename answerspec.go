@@ -43,7 +43,12 @@ func AnswerSpecOf[T any]() (*AnswerSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("onion.AnswerSpecOf: %w", err)
 	}
-	return &AnswerSpec{Format: at.format, Schema: append(json.RawMessage(nil), at.params.json...)}, nil
+	return at.spec(), nil
+}
+
+// spec is the AnswerSpec of the answers of at.
+func (at *answerType) spec() *AnswerSpec {
+	return &AnswerSpec{Format: at.format, Schema: append(json.RawMessage(nil), at.params.json...)}
 }
 
 // Problems checks text, a final answer, against s.Schema, as a raw tool's

@@ -58,11 +58,10 @@ func init() {
 		return sub.subTask(context.Background(), args, sub.summaryFor(history))
 	}
 	bridge.SubAnswer = func(a any) any {
-		at := a.(*Agent).cfg.output
-		if at == nil {
-			return nil
+		if at := a.(*Agent).cfg.output; at != nil {
+			return at.spec()
 		}
-		return &AnswerSpec{Format: at.format, Schema: slices.Clone(at.params.json)}
+		return nil
 	}
 	bridge.SubOutput = func(a any, output string) (string, error) { return a.(*Agent).subOutput(nil, output) }
 	bridge.SubAgent = func(t any) any {
