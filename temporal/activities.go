@@ -91,7 +91,9 @@ func (rt *runtime) model(ctx context.Context, in modelInput) (*loop.Response, er
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), modelErrorType, nil)
 	}
 	info := activity.GetInfo(ctx)
-	defer heartbeat(ctx, info.Attempt)()
+	// Without a heartbeat, the workflow counts a lost worker's attempt
+	// as the first.
+	defer heartbeat(ctx, info.Attempt > 1, info.Attempt)()
 	rc := drive.RunConfigOf(a)
 	// The attempt of the request, counting those of earlier activities.
 	attempt := int(info.Attempt) + in.Failed + in.Lost
@@ -216,7 +218,7 @@ func (rt *runtime) tool(ctx context.Context, in toolInput) (toolOutput, error) {
 		limit = drive.Loop(a).Config().MaxOutput
 	}
 	start := time.Now()
-	stop := heartbeat(ctx)
+	stop := heartbeat(ctx, false)
 	d := cfg.Attempt(ctx, t, c, in.Call.Arguments)
 	stop()
 	if d.Failure == loop.Cut && stopping(ctx) {
@@ -296,7 +298,14 @@ func (rt *runtime) needsApproval(ctx context.Context, in approvalInput) (bool, e
 // heartbeat records a heartbeat with details on a timer until the
 // returned func is called, so that a lost worker is noticed within the
 // heartbeat timeout while the tool itself knows nothing of Temporal.
-func heartbeat(ctx context.Context, details ...any) (stop func()) {
+//
+// The first heartbeat goes out a quarter of the timeout in, not at the
+// start: the server counts the timeout from the activity's start, so a
+// worker lost before it is noticed as soon, and a short activity (most of
+// them) costs the server no heartbeat to record. With now set, as when
+// details differ from what the workflow assumes without a heartbeat, the
+// first goes out at once.
+func heartbeat(ctx context.Context, now bool, details ...any) (stop func()) {
 	timeout := activity.GetInfo(ctx).HeartbeatTimeout
 	if timeout <= 0 {
 		return func() {}
@@ -307,7 +316,10 @@ func heartbeat(ctx context.Context, details ...any) (stop func()) {
 		t := time.NewTicker(max(timeout/4, 10*time.Millisecond))
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(ctx, details...)
+			if now {
+				activity.RecordHeartbeat(ctx, details...)
+			}
+			now = true
 			select {
 			case <-t.C:
 			case <-done:

@@ -6,8 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/drive"
@@ -44,12 +48,35 @@ func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string
 	return run, nil
 }
 
+// resultPoll bounds each long poll of Result.
+var resultPoll = 5 * time.Second
+
 // Result waits for the run to end and returns its result. A run that
 // stopped early (its model kept failing, it was canceled) returns its
 // result so far and an error saying why.
+//
+// It waits in long polls of at most resultPoll each: the server (v1.32.1)
+// may drop the notice of a run's close that comes right after another
+// notice (a subscriber's channel holds one), and a poll that missed it
+// then waits out the server's long-poll interval, 20 s by default, before
+// it looks again. About one short run in 300 met that on the embedded
+// server.
 func Result(ctx context.Context, run client.WorkflowRun) (*onion.Result, error) {
 	var lr loop.Result
-	if err := run.Get(ctx, &lr); err != nil {
+	for {
+		pctx, cancel := context.WithTimeout(ctx, resultPoll)
+		start := time.Now()
+		err := run.Get(pctx, &lr)
+		// A deadline's error well before the deadline is no poll's end:
+		// it is not asked again, lest it spin.
+		polled := pctx.Err() != nil || deadline(err) && time.Since(start) >= resultPoll/2
+		cancel()
+		if err == nil {
+			break
+		}
+		if polled && ctx.Err() == nil {
+			continue // the poll ended, not the wait: ask again
+		}
 		return nil, fmt.Errorf("temporal: run %s: %w", run.GetID(), err)
 	}
 	res := drive.ResultOf(lr)
@@ -58,6 +85,14 @@ func Result(ctx context.Context, run client.WorkflowRun) (*onion.Result, error) 
 		return res, fmt.Errorf("temporal: run %s stopped (%s): %s", run.GetID(), lr.StopReason, lr.Error)
 	}
 	return res, nil
+}
+
+// deadline reports whether err is a deadline's: the SDK may give up a
+// poll a little before its context's deadline, when too little time is
+// left to send it.
+func deadline(err error) bool {
+	var de *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // Run starts a durable run and waits for its result: Start, then Result.

@@ -15,6 +15,14 @@
 //	...
 //	defer srv.Stop()
 //
+// The Temporal SDK compresses every request with gzip by default; to a
+// server on the same machine that is CPU for nothing (about a tenth of
+// what a short run costs the process here, BenchmarkDurableStep). Turn it
+// off there:
+//
+//	client.Options{HostPort: srv.HostPort(), ConnectionOptions: client.ConnectionOptions{
+//		GrpcCompression: &client.GrpcCompressionNone{}}}
+//
 // The command onion-temporal (cmd/onion-temporal) serves on
 // localhost:7233 until interrupted. Against a real cluster or Temporal
 // Cloud nothing else changes: the workers and clients dial its frontend

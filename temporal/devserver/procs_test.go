@@ -138,7 +138,7 @@ func serveWorker(hostPort string) error {
 // server's first answer may take long on a loaded machine.
 func dialOptions(hostPort string) client.Options {
 	return client.Options{HostPort: hostPort, Logger: quiet{},
-		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: time.Minute}}
+		ConnectionOptions: client.ConnectionOptions{GetSystemInfoTimeout: time.Minute, GrpcCompression: &client.GrpcCompressionNone{}}}
 }
 
 // durations reads tool=duration pairs separated by commas.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/onionkit/onion"
 	"github.com/onionkit/onion/oniontest"
@@ -23,9 +25,17 @@ import (
 // run of the same agent live, in the same loop: each iteration runs it
 // once each way. It reports the median wall time of each, the CPU time
 // of the whole process (server, worker and client are all in it) per run
-// of each, and their ratios; ns/op is both runs together. "activities"
-// runs each step as an activity, as runs do by default; "local" starts
-// the runs with LocalSteps.
+// of each, and their ratios; ns/op is all the runs of an iteration
+// together. "activities" runs each step as an activity, as runs do by
+// default; "local" starts the runs with LocalSteps.
+//
+// Two peers run in the same loop on the same server and client, written
+// with Temporal's SDK alone: a workflow of the same shape, whose three
+// steps (activities, or local activities) do nothing, and an empty
+// workflow. They give what Temporal itself spends on such a run, the
+// floor no durable step on it goes under: temporal-cpu-ms/run and
+// empty-cpu-ms/run, and onion-over-temporal-x-live, the CPU the durable
+// run spends beyond the peer, in runs of the live agent.
 //
 //	go test -run '^$' -bench DurableStep -benchtime 200x ./temporal/devserver
 func BenchmarkDurableStep(b *testing.B) {
@@ -46,16 +56,45 @@ func BenchmarkDurableStep(b *testing.B) {
 	}
 	b.Cleanup(c.Close)
 	agent := serveAgent(b, c, model, "step", func(ctx context.Context, tool string) (string, error) { return tool + " done", nil })
+	w := worker.New(c, "peer", worker.Options{})
+	w.RegisterWorkflow(peerRound)
+	w.RegisterActivity(peerStep)
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
 	for _, bc := range []struct {
-		name string
-		opts []temporal.StartOption
-	}{{"activities", nil}, {"local", []temporal.StartOption{temporal.LocalSteps()}}} {
-		b.Run(bc.name, func(b *testing.B) { benchStep(b, c, model, agent, bc.name, bc.opts) })
+		name  string
+		opts  []temporal.StartOption
+		local bool
+	}{{"activities", nil, false}, {"local", []temporal.StartOption{temporal.LocalSteps()}, true}} {
+		b.Run(bc.name, func(b *testing.B) { benchStep(b, c, model, agent, bc.name, bc.opts, bc.local) })
 	}
 }
 
+// peerRound is BenchmarkDurableStep's peer: a workflow with steps steps
+// (activities, or local ones) that do nothing, the shape of a tool round.
+func peerRound(ctx workflow.Context, steps int, local bool) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	ctx = workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute})
+	out := ""
+	for range steps {
+		f := workflow.ExecuteActivity
+		if local {
+			f = workflow.ExecuteLocalActivity
+		}
+		if err := f(ctx, peerStep, "step").Get(ctx, &out); err != nil {
+			return "", err
+		}
+	}
+	return out, nil
+}
+
+// peerStep is a step of peerRound.
+func peerStep(_ context.Context, s string) (string, error) { return s, nil }
+
 // benchStep is BenchmarkDurableStep's runs, started with opts.
-func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *onion.Agent, name string, opts []temporal.StartOption) {
+func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *onion.Agent, name string, opts []temporal.StartOption, local bool) {
 	ctx := context.Background()
 	round := func() {
 		model.Add(oniontest.ToolCalls(oniontest.Call("stock", `{"SKU":"A1"}`)), oniontest.Text("12 in stock."))
@@ -72,6 +111,19 @@ func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *on
 			b.Fatalf("durable run: %v, %+v", err, res)
 		}
 	}
+	peer := func(steps int) func(int) {
+		return func(int) {
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: "peer", EnableEagerStart: true}, peerRound, steps, local)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out string
+			if err := run.Get(ctx, &out); err != nil || out != map[bool]string{true: "step", false: ""}[steps > 0] {
+				b.Fatalf("peer run: %v, %q", err, out)
+			}
+		}
+	}
+	shaped, empty := peer(3), peer(0)
 	live := func(int) {
 		round()
 		res, err := agent.Run(ctx, "How many A1?")
@@ -82,9 +134,11 @@ func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *on
 	// One of each first, outside the figures: the first run of a queue
 	// and the first HTTP connections cost what no later run does.
 	durable(-1)
+	shaped(-1)
+	empty(-1)
 	live(-1)
-	var dWall, lWall []time.Duration
-	var dCPU, lCPU time.Duration
+	var dWall, lWall, pWall, eWall []time.Duration
+	var dCPU, lCPU, pCPU, eCPU time.Duration
 	timed := func(f func(int), i int, wall *[]time.Duration, cpu *time.Duration) {
 		c0, t0 := cpuTime(), time.Now()
 		f(i)
@@ -94,6 +148,8 @@ func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *on
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		timed(durable, i, &dWall, &dCPU)
+		timed(shaped, i, &pWall, &pCPU)
+		timed(empty, i, &eWall, &eCPU)
 		timed(live, i, &lWall, &lCPU)
 	}
 	b.StopTimer()
@@ -106,6 +162,12 @@ func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *on
 	b.ReportMetric(lCPU.Seconds()*1000/n, "live-cpu-ms/run")
 	b.ReportMetric(float64(dCPU)/float64(max(lCPU, 1)), "cpu-x-live")
 	b.ReportMetric(float64(dMed)/float64(max(lMed, 1)), "wall-x-live")
+	b.ReportMetric(float64(median(pWall).Microseconds())/1000, "temporal-median-ms")
+	b.ReportMetric(pCPU.Seconds()*1000/n, "temporal-cpu-ms/run")
+	b.ReportMetric(float64(pCPU)/float64(max(lCPU, 1)), "temporal-cpu-x-live")
+	b.ReportMetric(eCPU.Seconds()*1000/n, "empty-cpu-ms/run")
+	b.ReportMetric(float64(eCPU)/float64(max(lCPU, 1)), "empty-cpu-x-live")
+	b.ReportMetric(float64(dCPU-pCPU)/float64(max(lCPU, 1)), "onion-over-temporal-x-live")
 }
 
 // cpuTime is the CPU time, user and system, the process has used.
