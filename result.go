@@ -28,9 +28,10 @@ const (
 	// token budget (see TokenBudget), and the model answered, without
 	// tools, from what it had gathered.
 	StopBudget = loop.StopBudget
-	// StopLength: the model's last reply was cut by its output token limit,
-	// so Output is the cut text, not a whole answer. Raise the model's
-	// output limit or ask for less.
+	// StopLength: the model's last reply was cut by its output token limit
+	// or by the end of its context window, so Output is the cut text, not
+	// a whole answer. Raise the model's output limit or ask for less; for
+	// a full context window, compact sooner (see CompactAfter).
 	StopLength = loop.StopLength
 )
 

@@ -63,6 +63,8 @@
 // may pass when sent again; a 400, 401, 403 or 404 will not. An error event
 // in the middle of a stream (overloaded_error, api_error) is retryable when
 // no text had been passed on yet. A reply cut by max_tokens has the
-// FinishReason "max_tokens" (loop.Response.Cut), and a tool call cut with
-// it keeps its arguments as they came, which the loop does not run.
+// FinishReason "max_tokens", one cut by the end of the context window
+// "model_context_window_exceeded" (both loop.Response.Cut), and a tool
+// call cut with it keeps its arguments as they came, which the loop does
+// not run.
 package anthropic

@@ -156,11 +156,12 @@ type Response struct {
 // Cut reports whether the reply was cut by the model's output token limit
 // (Chat Completions' finish_reason "length", the Responses API's
 // incomplete reason "max_output_tokens", Anthropic's stop_reason
-// "max_tokens", Gemini's finishReason "MAX_TOKENS"): its text may stop
-// mid-sentence and its last tool call mid-arguments.
+// "max_tokens", Gemini's finishReason "MAX_TOKENS") or by the end of its
+// context window (Anthropic's "model_context_window_exceeded"): its text
+// may stop mid-sentence and its last tool call mid-arguments.
 func (r *Response) Cut() bool {
 	switch r.FinishReason {
-	case "length", "max_output_tokens", "max_tokens", "MAX_TOKENS":
+	case "length", "max_output_tokens", "max_tokens", "MAX_TOKENS", "model_context_window_exceeded":
 		return true
 	}
 	return false

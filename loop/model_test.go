@@ -81,3 +81,18 @@ func TestRetryRule(t *testing.T) {
 		t.Errorf("seconds: %v", d)
 	}
 }
+
+// TestCut: every provider's reason for a reply stopped short is a cut,
+// and no other reason is.
+func TestCut(t *testing.T) {
+	for reason, cut := range map[string]bool{
+		"length": true, "max_output_tokens": true, "max_tokens": true, "MAX_TOKENS": true,
+		"model_context_window_exceeded": true,
+		"stop": false, "tool_calls": false, "end_turn": false, "tool_use": false, "STOP": false,
+		"content_filter": false, "refusal": false, "pause_turn": false, "": false,
+	} {
+		if got := (&loop.Response{FinishReason: reason}).Cut(); got != cut {
+			t.Errorf("Cut() with %q = %v, want %v", reason, got, cut)
+		}
+	}
+}

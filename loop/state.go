@@ -62,9 +62,9 @@ const (
 	// had gathered (or the budget left no room even for that).
 	StopBudget StopReason = "budget"
 	// StopLength: the model's last reply was cut by its output token
-	// limit (Chat Completions' finish_reason "length", the Responses API's
-	// incomplete max_output_tokens), so Output is the cut text, not a whole
-	// answer. Raise the model's output limit or ask for less.
+	// limit or by the end of its context window (see Response.Cut), so
+	// Output is the cut text, not a whole answer. Raise the model's output
+	// limit or ask for less; for a full context window, compact.
 	StopLength StopReason = "length"
 )
 
