@@ -36,8 +36,8 @@ type Message struct {
 	// Content is the text of the message.
 	Content string `json:"content,omitempty"`
 	// Reasoning is the reasoning text the model showed, when it showed any
-	// (Chat Completions' reasoning_content, the Responses API's reasoning
-	// text or summary).
+	// (Chat Completions' reasoning_content or reasoning, the Responses
+	// API's reasoning text or summary).
 	Reasoning string `json:"reasoning,omitempty"`
 	// ToolCalls are the calls an assistant message asks for, in the
 	// model's order.
@@ -54,8 +54,10 @@ type Message struct {
 	// ignores them.
 	Items json.RawMessage `json:"items,omitempty"`
 	// ItemsFrom names the wire that wrote Items: "anthropic", "gemini",
-	// or "" for the Responses API (which wrote them before this field
-	// was added). A wire uses Items only when they are its own.
+	// "openai-chat" (Chat Completions, which notes there the member its
+	// reasoning came in when a server used "reasoning"), or "" for the
+	// Responses API (which wrote them before this field was added). A
+	// wire uses Items only when they are its own.
 	ItemsFrom string `json:"items_from,omitempty"`
 	// ResponseID is the provider's ID of the response that produced an
 	// assistant message, for wires that can continue from it.

@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -57,7 +59,7 @@ func (m *chatModel) Generate(ctx context.Context, req *loop.Request, onDelta fun
 	if onDelta != nil {
 		resp, err = m.stream(ctx, creq, onDelta, hint)
 	} else {
-		resp, err = m.once(ctx, creq)
+		resp, err = m.once(ctx, creq, hint)
 	}
 	if err != nil {
 		return nil, modelError(err, hint, "Chat Completions")
@@ -88,8 +90,44 @@ func chatRequest(req *loop.Request) goopenai.ChatCompletionRequest {
 	return out
 }
 
+// reasoningField is the member of a Chat Completions message that its
+// reasoning came in: servers differ, and each takes it back in its own.
+type reasoningField uint8
+
+const (
+	reasoningContent reasoningField = iota // reasoning_content: DeepSeek, llama.cpp
+	reasoningMember                        // reasoning: Groq, OpenRouter, Ollama, newer vLLM
+)
+
+// chatItemsFrom is the ItemsFrom of a message whose Items this wire wrote,
+// and reasoningItems those Items: its reasoning came in "reasoning".
+const (
+	chatItemsFrom  = "openai-chat"
+	reasoningItems = `{"reasoning_field":"reasoning"}`
+)
+
+// mark records in m, whose reasoning came in f, a member other than
+// reasoning_content, so that the reasoning goes back in it.
+func (f reasoningField) mark(m *loop.Message) {
+	if f == reasoningMember {
+		m.Items, m.ItemsFrom = json.RawMessage(reasoningItems), chatItemsFrom
+	}
+}
+
+// reasoningName is the member m's reasoning goes back in.
+func reasoningName(m *loop.Message) string {
+	if m.ItemsFrom == chatItemsFrom && string(m.Items) == reasoningItems {
+		return "reasoning"
+	}
+	return "reasoning_content"
+}
+
 func chatMessage(m *loop.Message, parts []part) goopenai.ChatCompletionMessage {
-	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ReasoningContent: m.Reasoning, ToolCallID: m.ToolCallID, Name: m.Name}
+	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+	if reasoningName(m) == "reasoning_content" {
+		// go-openai has no member for the other.
+		out.ReasoningContent = m.Reasoning
+	}
 	if parts != nil {
 		out.Content, out.MultiContent = "", goChatParts(parts)
 	}
@@ -125,7 +163,8 @@ func fromChatUsage(u goopenai.Usage) loop.Usage {
 	return out
 }
 
-func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest) (*loop.Response, error) {
+func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest, hint *retryHint) (*loop.Response, error) {
+	hint.keep = true
 	resp, err := m.client.CreateChatCompletion(ctx, req)
 	if err != nil {
 		return nil, err
@@ -134,6 +173,33 @@ func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest
 		return nil, errors.New("the model endpoint returned no choices")
 	}
 	ch := resp.Choices[0]
-	return &loop.Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
-		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}, nil
+	out := &loop.Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
+		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}
+	if out.Message.Reasoning == "" {
+		if r := replyReasoning(hint.kept); r != "" {
+			out.Message.Reasoning = r
+			reasoningMember.mark(&out.Message)
+		}
+	}
+	return out, nil
+}
+
+// replyReasoning is the reasoning member of the first choice's message
+// in body, a reply go-openai decoded without it; "" when there is none or
+// body was not kept whole.
+func replyReasoning(body []byte) string {
+	if !bytes.Contains(body, []byte(`"reasoning"`)) {
+		return ""
+	}
+	var r struct {
+		Choices []struct {
+			Message struct {
+				Reasoning string `json:"reasoning"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(body, &r) != nil || len(r.Choices) == 0 {
+		return ""
+	}
+	return r.Choices[0].Message.Reasoning
 }

@@ -30,6 +30,9 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	resp := &loop.Response{Message: loop.Message{Role: loop.RoleAssistant}}
 	var content, reasoning strings.Builder
 	var asm toolCallAssembler
+	// The member the reasoning came in: reasoning_content (DeepSeek,
+	// llama.cpp), or reasoning (Groq, OpenRouter, Ollama, newer vLLM).
+	var field reasoningField
 	var chunk chatChunk
 	for {
 		raw, err := events.RecvRaw()
@@ -68,8 +71,12 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 			if !ch.finish.isEmpty() && !ch.finish.is(resp.FinishReason) {
 				resp.FinishReason = ch.finish.String()
 			}
-			if !ch.content.isEmpty() || !ch.reasoning.isEmpty() {
-				d := loop.Delta{Text: ch.content.String(), Reasoning: ch.reasoning.String()}
+			r := ch.reasoning
+			if r.isEmpty() && !ch.reasoningAlt.isEmpty() {
+				r, field = ch.reasoningAlt, reasoningMember
+			}
+			if !ch.content.isEmpty() || !r.isEmpty() {
+				d := loop.Delta{Text: ch.content.String(), Reasoning: r.String()}
 				content.WriteString(d.Text)
 				reasoning.WriteString(d.Reasoning)
 				onDelta(d)
@@ -84,6 +91,9 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	}
 	resp.Message.Content = content.String()
 	resp.Message.Reasoning = reasoning.String()
+	if resp.Message.Reasoning != "" {
+		field.mark(&resp.Message)
+	}
 	resp.Message.ToolCalls = asm.calls()
 	return resp, nil
 }
@@ -101,6 +111,7 @@ type chatChunk struct {
 
 type chunkChoice struct {
 	content, reasoning, finish jsonText
+	reasoningAlt               jsonText // the reasoning member
 	calls                      []callFragment
 	function                   callFragment // the legacy function_call
 	hasFunction                bool
@@ -138,6 +149,7 @@ type chatChunkJSON struct {
 		Delta struct {
 			Content          string                 `json:"content"`
 			ReasoningContent string                 `json:"reasoning_content"`
+			Reasoning        string                 `json:"reasoning"`
 			FunctionCall     *goopenai.FunctionCall `json:"function_call"`
 			ToolCalls        []struct {
 				Index    *int                  `json:"index"`
@@ -158,6 +170,7 @@ func (c *chatChunk) set(j *chatChunkJSON) {
 	for _, jc := range j.Choices {
 		ch := c.nextChoice()
 		ch.content, ch.reasoning, ch.finish = text(jc.Delta.Content), text(jc.Delta.ReasoningContent), text(jc.FinishReason)
+		ch.reasoningAlt = text(jc.Delta.Reasoning)
 		for _, jt := range jc.Delta.ToolCalls {
 			f := ch.nextCall()
 			f.id, f.name, f.args = text(jt.ID), text(jt.Function.Name), text(jt.Function.Arguments)
@@ -200,6 +213,7 @@ const (
 	mFinish
 	mContent
 	mReasoning
+	mReasoningAlt
 	mToolCalls
 	mFunctionCall
 	mIndex
@@ -220,7 +234,7 @@ func (s *scanner) once(seen *uint32, bit uint32) {
 var (
 	chunkNames    = []string{"id", "model", "choices", "usage", "error"}
 	choiceNames   = []string{"delta", "finish_reason"}
-	deltaNames    = []string{"content", "reasoning_content", "tool_calls", "function_call"}
+	deltaNames    = []string{"content", "reasoning_content", "reasoning", "tool_calls", "function_call"}
 	callNames     = []string{"index", "id", "function"}
 	functionNames = []string{"name", "arguments"}
 )
@@ -317,6 +331,9 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 		case "reasoning_content":
 			s.once(&seen, mReasoning)
 			ch.reasoning, _ = s.text()
+		case "reasoning":
+			s.once(&seen, mReasoningAlt)
+			ch.reasoningAlt, _ = s.text()
 		case "tool_calls":
 			s.once(&seen, mToolCalls)
 			if s.null() || !s.array() {

@@ -20,6 +20,9 @@ import (
 // wires to it. One fix: its tool-call assembler kept strings.Builders in
 // a slice that append copied, which panicked when a server interleaved
 // the fragments of two calls; here each call is kept behind a pointer.
+// One addition: the reasoning member some servers send in place of
+// reasoning_content (read from the chunk by encoding/json beside
+// go-openai's type, which has no field for it) is taken the same way.
 
 // legacyStreamChunk is a stream chunk plus the error some servers put
 // inside a 200 stream.
@@ -39,6 +42,7 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 	resp := &loop.Response{Message: loop.Message{Role: loop.RoleAssistant}}
 	var content, reasoning strings.Builder
 	var asm legacyAssembler
+	var field reasoningField
 	for {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
@@ -57,6 +61,14 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 		if err := json.Unmarshal(raw, &chunk); err != nil {
 			return nil, fmt.Errorf("the model endpoint sent a chunk that is not JSON: %w", err)
 		}
+		var alt struct {
+			Choices []struct {
+				Delta struct {
+					Reasoning string `json:"reasoning"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		_ = json.Unmarshal(raw, &alt)
 		if chunk.Error != nil {
 			return nil, fmt.Errorf("the model endpoint reported an error mid-stream: %w", chunk.Error)
 		}
@@ -69,10 +81,13 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 		if chunk.Usage != nil {
 			resp.Usage = fromChatUsage(*chunk.Usage)
 		}
-		for _, ch := range chunk.Choices {
+		for i, ch := range chunk.Choices {
 			d := ch.Delta
 			if ch.FinishReason != "" {
 				resp.FinishReason = string(ch.FinishReason)
+			}
+			if d.ReasoningContent == "" && i < len(alt.Choices) && alt.Choices[i].Delta.Reasoning != "" {
+				d.ReasoningContent, field = alt.Choices[i].Delta.Reasoning, reasoningMember
 			}
 			if d.Content != "" || d.ReasoningContent != "" {
 				content.WriteString(d.Content)
@@ -89,6 +104,9 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 	}
 	resp.Message.Content = content.String()
 	resp.Message.Reasoning = reasoning.String()
+	if resp.Message.Reasoning != "" {
+		field.mark(&resp.Message)
+	}
 	resp.Message.ToolCalls = asm.calls()
 	return resp, nil
 }

@@ -302,7 +302,7 @@ func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 		o.strOmit("content", m.Content)
 	}
 	o.strOmit("name", m.Name)
-	o.strOmit("reasoning_content", m.Reasoning)
+	o.strOmit(reasoningName(m), m.Reasoning)
 	if len(m.ToolCalls) > 0 {
 		o.key("tool_calls")
 		o.b = append(o.b, '[')

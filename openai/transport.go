@@ -156,6 +156,34 @@ type retryHint struct {
 	after  time.Duration
 	reply  io.Reader // a stream's body, once the server answered
 	tail   *tailBuffer
+	// keep asks for a copy of a whole reply's body (not a stream's), for
+	// the members go-openai does not decode; kept is that copy, nil when
+	// it passed keepSize.
+	keep bool
+	kept []byte
+}
+
+// keepSize bounds the copy of a reply kept for what go-openai leaves out.
+const keepSize = 16 << 20
+
+// keepBuffer copies what is read through it into its hint's kept, up to
+// keepSize; past it, it keeps nothing.
+type keepBuffer struct {
+	io.ReadCloser
+	h    *retryHint
+	over bool
+}
+
+func (k *keepBuffer) Read(p []byte) (int, error) {
+	n, err := k.ReadCloser.Read(p)
+	if !k.over {
+		if len(k.h.kept)+n > keepSize {
+			k.over, k.h.kept = true, nil
+		} else {
+			k.h.kept = append(k.h.kept, p[:n]...)
+		}
+	}
+	return n, err
 }
 
 // tailSize is how much of the end of a stream is kept for its error event.
@@ -232,6 +260,8 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 	} else if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		h.tail = &tailBuffer{ReadCloser: resp.Body}
 		resp.Body = h.tail
+	} else if h.keep {
+		resp.Body = &keepBuffer{ReadCloser: resp.Body, h: h}
 	}
 	if h.stream {
 		h.reply = resp.Body
