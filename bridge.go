@@ -40,6 +40,7 @@ func init() {
 		return bridge.RunSettings{Retries: c.retries, BackoffMin: c.backoffMin, BackoffMax: c.backoffMax,
 			MaxRetryAfter: c.maxRetryAfter, Hooks: slices.Clone(c.hooks), Logger: c.logger}
 	}
+	bridge.PromptImages = promptImages
 	bridge.ResultOf = func(lr loop.Result) any { return resultOf(lr) }
 	bridge.CallOf = func(runID string, c loop.Call) any { return callOf(runID, c) }
 	bridge.SubAgents = func(a any) []any {

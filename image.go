@@ -23,10 +23,11 @@ import (
 type promptImagesKey struct{}
 
 // WithImages returns a copy of ctx under which a run's prompt carries
-// images besides its text: Run, Input, Stream, Ask, AskStream, AskIn and a
-// Conversation's Run, Input and Stream given that context send the prompt
-// as one user message with its text and the images, and a Conversation
-// keeps them with the prompt in its history.
+// images besides its text: Run, Input, Stream, Ask, AskStream, AskIn, a
+// Conversation's Run, Input and Stream, and package temporal's Start (a
+// durable run) given that context send the prompt as one user message
+// with its text and the images, and a Conversation keeps them with the
+// prompt in its history.
 //
 //	img, err := onion.ImageFile("receipt.jpg")
 //	...

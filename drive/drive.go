@@ -133,6 +133,14 @@ func Instrument(a *onion.Agent) onion.Instrument {
 	return in
 }
 
+// PromptImages returns the images onion.WithImages put in ctx, for the
+// prompt of a run that a runtime starts, and ctx without them, to hand on
+// (as Run does, so that an agent run inside a tool does not send them
+// again). The images are not checked: loop.CheckImages does that.
+func PromptImages(ctx context.Context) (context.Context, []onion.Image) {
+	return bridge.PromptImages(ctx)
+}
+
 // ResultOf is the Result of a run of an agent's loop, as Run returns it.
 func ResultOf(lr loop.Result) *onion.Result { return bridge.ResultOf(lr).(*onion.Result) }
 

@@ -26,10 +26,20 @@ import (
 // once the run is recorded; Result waits for its answer. The span of ctx,
 // if any, is the parent of the run's spans, on whichever worker they are
 // made.
+//
+// Images that onion.WithImages put in ctx go with the prompt, as they do
+// in a live run. They are in the run's input, and in the input of each of
+// its model requests, so they count against the 2 MB a Temporal payload
+// may carry, and against HistoryBudget once a round: for large images,
+// or many rounds, give the model their URLs (onion.ImageURL).
 func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string, opts ...StartOption) (client.WorkflowRun, error) {
 	cfg, err := newStartConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	ctx, images := drive.PromptImages(ctx)
+	if err := loop.CheckImages(images); err != nil {
+		return nil, fmt.Errorf("temporal: the prompt's %w", err)
 	}
 	id := cfg.workflowID
 	if id == "" {
@@ -37,9 +47,13 @@ func Start(ctx context.Context, c client.Client, taskQueue, agent, prompt string
 		_, _ = rand.Read(b[:])
 		id = "onion-" + agent + "-" + hex.EncodeToString(b[:])
 	}
-	in := runInput{Agent: agent, Prompt: prompt, History: cfg.history, Settings: cfg.settings, Trace: carrierOf(ctx), Answer: cfg.answer}
+	in := runInput{Agent: agent, Prompt: prompt, Images: images, History: cfg.history, Settings: cfg.settings, Trace: carrierOf(ctx), Answer: cfg.answer}
 	if n := payloadSize(in); n > maxPayload {
-		return nil, errors.New("temporal: " + tooLarge("the prompt with its history", n))
+		what := "the prompt with its history"
+		if len(images) > 0 {
+			what = "the prompt with its images and history"
+		}
+		return nil, errors.New("temporal: " + tooLarge(what, n))
 	}
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue, EnableEagerStart: true}, WorkflowName, in)
 	if err != nil {

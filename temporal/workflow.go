@@ -23,8 +23,10 @@ import (
 
 // runInput is the workflow's input.
 type runInput struct {
-	Agent    string         `json:"agent"`
-	Prompt   string         `json:"prompt,omitempty"`
+	Agent  string `json:"agent"`
+	Prompt string `json:"prompt,omitempty"`
+	// Images go with the prompt (onion.WithImages given to Start).
+	Images   []loop.Image   `json:"images,omitempty"`
 	History  []loop.Message `json:"history,omitempty"`
 	Settings settings       `json:"settings"`
 	// State is the loop's state when the run continued as new.
@@ -117,6 +119,16 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	case in.State != nil:
 		r.st = in.State
 		effects = r.lp.Pending(r.st)
+	case len(in.Images) > 0:
+		if err := loop.CheckImages(in.Images); err != nil {
+			// Start checks them: this input did not come through it.
+			return loop.Result{}, temporal.NewNonRetryableApplicationError("the prompt's "+err.Error(), "onion.BadInput", nil)
+		}
+		var format *loop.Format
+		if in.Answer != nil {
+			format = &in.Answer.Format
+		}
+		r.st, effects = r.lp.StartPrompt(id, seed(id), in.History, loop.Message{Content: in.Prompt, Images: in.Images}, format)
 	case in.Answer != nil:
 		r.st, effects = r.lp.StartWithFormat(id, seed(id), in.History, in.Prompt, in.Answer.Format)
 	default:

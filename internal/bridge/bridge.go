@@ -48,4 +48,6 @@ var (
 	SubTask   func(tool any, args string, history []loop.Message) (string, error)
 	SubAnswer func(agent any) any
 	SubOutput func(agent any, output string) (string, error)
+	// PromptImages takes the images onion.WithImages put in ctx.
+	PromptImages func(ctx context.Context) (context.Context, []loop.Image)
 )

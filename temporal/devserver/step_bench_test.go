@@ -3,6 +3,7 @@ package devserver_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -145,12 +146,25 @@ func benchStep(b *testing.B, c client.Client, model *oniontest.Server, agent *on
 		*wall = append(*wall, time.Since(t0))
 		*cpu += cpuTime() - c0
 	}
+	// ONION_STEP_ONLY runs one kind of run in the loop, for the callgrind
+	// script next to this file, which counts instructions per run.
+	only := os.Getenv("ONION_STEP_ONLY")
+	kinds := []struct {
+		name string
+		run  func(int)
+		wall *[]time.Duration
+		cpu  *time.Duration
+	}{{"durable", durable, &dWall, &dCPU}, {"temporal", shaped, &pWall, &pCPU}, {"empty", empty, &eWall, &eCPU}, {"live", live, &lWall, &lCPU}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		timed(durable, i, &dWall, &dCPU)
-		timed(shaped, i, &pWall, &pCPU)
-		timed(empty, i, &eWall, &eCPU)
-		timed(live, i, &lWall, &lCPU)
+		for _, k := range kinds {
+			if only == "" || only == k.name {
+				timed(k.run, i, k.wall, k.cpu)
+			}
+		}
+	}
+	if only != "" {
+		return
 	}
 	b.StopTimer()
 	dMed, lMed := median(dWall), median(lWall)
