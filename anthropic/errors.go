@@ -3,7 +3,6 @@ package anthropic
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,9 +21,7 @@ import (
 
 // Bounds on what is read of a reply.
 const (
-	maxReplyBody = 64 << 20 // a reply, stream or not
-	maxErrorBody = 1 << 20  // the body of an error status
-	maxErrorText = 1024     // the server's message kept in an error
+	maxErrorText = 1024 // the server's message kept in an error
 )
 
 // errorStatus is the HTTP status Anthropic documents for each error type,
@@ -60,35 +57,12 @@ func (h *hint) middleware(req *http.Request, next option.MiddlewareNext) (*http.
 		if resp.StatusCode >= 400 {
 			// An error's body is cut short, so that its status still tells
 			// the error.
-			resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxErrorBody, cut: true}
+			resp.Body = loop.LimitReply(resp.Body, loop.MaxErrorBodyBytes, true)
 		} else {
-			resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxReplyBody}
+			resp.Body = loop.LimitReply(resp.Body, loop.MaxReplyBytes, false)
 		}
 	}
 	return resp, err
-}
-
-// limitedBody ends a reply at its limit: with io.EOF when cut is set,
-// with an error otherwise.
-type limitedBody struct {
-	io.ReadCloser
-	left int64
-	cut  bool
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		if b.cut {
-			return 0, io.EOF
-		}
-		return 0, fmt.Errorf("the reply is longer than the %d bytes read of it", maxReplyBody)
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // requestError is a failed request in onion's words, wrapping the SDK's

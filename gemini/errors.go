@@ -75,29 +75,8 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		x.status, x.header = resp.StatusCode, resp.Header.Clone()
 		x.mu.Unlock()
 	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxReply}
+	resp.Body = loop.LimitReply(resp.Body, maxReply, false)
 	return resp, nil
-}
-
-// errTooLarge ends a reply longer than maxReply.
-var errTooLarge = fmt.Errorf("the reply is over %d MiB", maxReply>>20)
-
-// boundedBody fails a read past its bound.
-type boundedBody struct {
-	io.ReadCloser
-	left int64
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errTooLarge
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // retryStatuses are the statuses of google.rpc.Code that may pass when
@@ -166,7 +145,7 @@ func (m *Model) failure(ctx context.Context, x *exchange, model string, stream b
 	if status >= 400 {
 		me.StatusCode = status
 	}
-	if errors.Is(err, errTooLarge) {
+	if errors.Is(err, loop.ErrReplyTooLarge) {
 		me.Retryable = false
 	}
 	me.Err = &apiError{msg: redactKey(where+": "+bound(err.Error()), key), cause: err}

@@ -163,6 +163,10 @@ type retryHint struct {
 	kept []byte
 }
 
+// maxReplyBytes bounds what is read of a reply, a whole stream included
+// (loop.MaxReplyBytes; a variable for the tests).
+var maxReplyBytes int64 = loop.MaxReplyBytes
+
 // keepSize bounds the copy of a reply kept for what go-openai leaves out.
 const keepSize = 16 << 20
 
@@ -254,6 +258,13 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := r.inner.Do(req)
 	if err != nil || !ok {
 		return resp, err
+	}
+	if resp.Body != nil {
+		if resp.StatusCode >= 400 {
+			resp.Body = loop.LimitReply(resp.Body, loop.MaxErrorBodyBytes, true)
+		} else {
+			resp.Body = loop.LimitReply(resp.Body, maxReplyBytes, false)
+		}
 	}
 	if resp.StatusCode >= 400 {
 		h.after = loop.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
