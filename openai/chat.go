@@ -1,9 +1,7 @@
 package openai
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -90,42 +88,11 @@ func chatRequest(req *loop.Request) goopenai.ChatCompletionRequest {
 	return out
 }
 
-// reasoningField is the member of a Chat Completions message that its
-// reasoning came in: servers differ, and each takes it back in its own.
-type reasoningField uint8
-
-const (
-	reasoningContent reasoningField = iota // reasoning_content: DeepSeek, llama.cpp
-	reasoningMember                        // reasoning: Groq, OpenRouter, Ollama, newer vLLM
-)
-
-// chatItemsFrom is the ItemsFrom of a message whose Items this wire wrote,
-// and reasoningItems those Items: its reasoning came in "reasoning".
-const (
-	chatItemsFrom  = "openai-chat"
-	reasoningItems = `{"reasoning_field":"reasoning"}`
-)
-
-// mark records in m, whose reasoning came in f, a member other than
-// reasoning_content, so that the reasoning goes back in it.
-func (f reasoningField) mark(m *loop.Message) {
-	if f == reasoningMember {
-		m.Items, m.ItemsFrom = json.RawMessage(reasoningItems), chatItemsFrom
-	}
-}
-
-// reasoningName is the member m's reasoning goes back in.
-func reasoningName(m *loop.Message) string {
-	if m.ItemsFrom == chatItemsFrom && string(m.Items) == reasoningItems {
-		return "reasoning"
-	}
-	return "reasoning_content"
-}
-
 func chatMessage(m *loop.Message, parts []part) goopenai.ChatCompletionMessage {
 	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-	if reasoningName(m) == "reasoning_content" {
-		// go-openai has no member for the other.
+	if itemsOf(m).ReasoningField == "" {
+		// go-openai has no member for the other, nor for a call's
+		// extra_content.
 		out.ReasoningContent = m.Reasoning
 	}
 	if parts != nil {
@@ -175,31 +142,6 @@ func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest
 	ch := resp.Choices[0]
 	out := &loop.Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
 		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}
-	if out.Message.Reasoning == "" {
-		if r := replyReasoning(hint.kept); r != "" {
-			out.Message.Reasoning = r
-			reasoningMember.mark(&out.Message)
-		}
-	}
+	replyItems(hint.kept, &out.Message)
 	return out, nil
-}
-
-// replyReasoning is the reasoning member of the first choice's message
-// in body, a reply go-openai decoded without it; "" when there is none or
-// body was not kept whole.
-func replyReasoning(body []byte) string {
-	if !bytes.Contains(body, []byte(`"reasoning"`)) {
-		return ""
-	}
-	var r struct {
-		Choices []struct {
-			Message struct {
-				Reasoning string `json:"reasoning"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(body, &r) != nil || len(r.Choices) == 0 {
-		return ""
-	}
-	return r.Choices[0].Message.Reasoning
 }

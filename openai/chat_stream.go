@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,10 +92,13 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	}
 	resp.Message.Content = content.String()
 	resp.Message.Reasoning = reasoning.String()
-	if resp.Message.Reasoning != "" {
-		field.mark(&resp.Message)
-	}
 	resp.Message.ToolCalls = asm.calls()
+	var it chatItems
+	if resp.Message.Reasoning != "" && field == reasoningMember {
+		it.ReasoningField = "reasoning"
+	}
+	it.ToolCallExtra = asm.extras()
+	it.keep(&resp.Message)
 	return resp, nil
 }
 
@@ -122,6 +126,7 @@ type callFragment struct {
 	index          int
 	hasIndex       bool
 	id, name, args jsonText
+	extra          []byte // its extra_content as it came; nil for none
 }
 
 // decode reads data into c as encoding/json decodes it into a
@@ -149,12 +154,13 @@ type chatChunkJSON struct {
 		Delta struct {
 			Content          string                 `json:"content"`
 			ReasoningContent string                 `json:"reasoning_content"`
-			Reasoning        string                 `json:"reasoning"`
+			Reasoning        json.RawMessage        `json:"reasoning"` // a string; any other is none
 			FunctionCall     *goopenai.FunctionCall `json:"function_call"`
 			ToolCalls        []struct {
-				Index    *int                  `json:"index"`
-				ID       string                `json:"id"`
-				Function goopenai.FunctionCall `json:"function"`
+				Index        *int                  `json:"index"`
+				ID           string                `json:"id"`
+				Function     goopenai.FunctionCall `json:"function"`
+				ExtraContent json.RawMessage       `json:"extra_content"`
 			} `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
@@ -170,10 +176,16 @@ func (c *chatChunk) set(j *chatChunkJSON) {
 	for _, jc := range j.Choices {
 		ch := c.nextChoice()
 		ch.content, ch.reasoning, ch.finish = text(jc.Delta.Content), text(jc.Delta.ReasoningContent), text(jc.FinishReason)
-		ch.reasoningAlt = text(jc.Delta.Reasoning)
+		var r string
+		if json.Unmarshal(jc.Delta.Reasoning, &r) == nil {
+			ch.reasoningAlt = text(r)
+		}
 		for _, jt := range jc.Delta.ToolCalls {
 			f := ch.nextCall()
 			f.id, f.name, f.args = text(jt.ID), text(jt.Function.Name), text(jt.Function.Arguments)
+			if string(jt.ExtraContent) != "null" {
+				f.extra = jt.ExtraContent
+			}
 			if jt.Index != nil {
 				f.index, f.hasIndex = *jt.Index, true
 			}
@@ -220,6 +232,7 @@ const (
 	mFunction
 	mName
 	mArguments
+	mExtra
 )
 
 // once gives up if the member bit was already read in this object.
@@ -235,7 +248,7 @@ var (
 	chunkNames    = []string{"id", "model", "choices", "usage", "error"}
 	choiceNames   = []string{"delta", "finish_reason"}
 	deltaNames    = []string{"content", "reasoning_content", "reasoning", "tool_calls", "function_call"}
-	callNames     = []string{"index", "id", "function"}
+	callNames     = []string{"index", "id", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
 )
 
@@ -332,8 +345,14 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 			s.once(&seen, mReasoning)
 			ch.reasoning, _ = s.text()
 		case "reasoning":
+			// Not a member of the API: a value other than a string is
+			// none, not a broken chunk.
 			s.once(&seen, mReasoningAlt)
-			ch.reasoningAlt, _ = s.text()
+			if c := s.peek(); c == '"' || c == 'n' {
+				ch.reasoningAlt, _ = s.text()
+			} else {
+				s.skip()
+			}
 		case "tool_calls":
 			s.once(&seen, mToolCalls)
 			if s.null() || !s.array() {
@@ -386,6 +405,9 @@ func (f *callFragment) read(s *scanner, call bool) {
 			if !s.null() {
 				f.read(s, false)
 			}
+		case call && n == "extra_content":
+			s.once(&seen, mExtra)
+			f.extra = s.value()
 		case !call && n == "name":
 			s.once(&seen, mName)
 			f.name, _ = s.text()
@@ -412,6 +434,7 @@ type toolCallAssembler struct {
 type callParts struct {
 	id, name string
 	args     []byte
+	extra    []byte // the last extra_content of its fragments
 }
 
 func (t *toolCallAssembler) add(f *callFragment) {
@@ -433,9 +456,16 @@ func (t *toolCallAssembler) add(f *callFragment) {
 	}
 	if pos < 0 {
 		t.parts = append(t.parts, callParts{id: f.id.String(), name: f.name.String(), args: f.args.appendTo(nil)})
+		pos = len(t.parts) - 1
+		if f.extra != nil {
+			t.parts[pos].extra = bytes.Clone(f.extra)
+		}
 		return
 	}
 	c := &t.parts[pos]
+	if f.extra != nil {
+		c.extra = bytes.Clone(f.extra)
+	}
 	if c.id == "" {
 		c.id = f.id.String()
 	}
@@ -443,6 +473,11 @@ func (t *toolCallAssembler) add(f *callFragment) {
 		c.name += f.name.String()
 	}
 	c.args = f.args.appendTo(c.args)
+}
+
+// extras is the extra_content of each call, as chatItems keeps it.
+func (t *toolCallAssembler) extras() []json.RawMessage {
+	return extras(len(t.parts), func(i int) []byte { return t.parts[i].extra })
 }
 
 func (t *toolCallAssembler) calls() []loop.ToolRequest {

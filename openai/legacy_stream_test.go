@@ -20,9 +20,10 @@ import (
 // wires to it. One fix: its tool-call assembler kept strings.Builders in
 // a slice that append copied, which panicked when a server interleaved
 // the fragments of two calls; here each call is kept behind a pointer.
-// One addition: the reasoning member some servers send in place of
-// reasoning_content (read from the chunk by encoding/json beside
-// go-openai's type, which has no field for it) is taken the same way.
+// Two additions, read from the chunk by encoding/json beside go-openai's
+// type, which has no field for them: the reasoning member some servers
+// send in place of reasoning_content (a string; any other is none), and
+// each tool call's extra_content.
 
 // legacyStreamChunk is a stream chunk plus the error some servers put
 // inside a 200 stream.
@@ -64,7 +65,10 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 		var alt struct {
 			Choices []struct {
 				Delta struct {
-					Reasoning string `json:"reasoning"`
+					Reasoning json.RawMessage `json:"reasoning"`
+					ToolCalls []struct {
+						ExtraContent json.RawMessage `json:"extra_content"`
+					} `json:"tool_calls"`
 				} `json:"delta"`
 			} `json:"choices"`
 		}
@@ -86,28 +90,41 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 			if ch.FinishReason != "" {
 				resp.FinishReason = string(ch.FinishReason)
 			}
-			if d.ReasoningContent == "" && i < len(alt.Choices) && alt.Choices[i].Delta.Reasoning != "" {
-				d.ReasoningContent, field = alt.Choices[i].Delta.Reasoning, reasoningMember
+			var r string
+			if i < len(alt.Choices) {
+				_ = json.Unmarshal(alt.Choices[i].Delta.Reasoning, &r)
+			}
+			if d.ReasoningContent == "" && r != "" {
+				d.ReasoningContent, field = r, reasoningMember
 			}
 			if d.Content != "" || d.ReasoningContent != "" {
 				content.WriteString(d.Content)
 				reasoning.WriteString(d.ReasoningContent)
 				onDelta(loop.Delta{Text: d.Content, Reasoning: d.ReasoningContent})
 			}
-			for _, tc := range d.ToolCalls {
-				asm.add(tc)
+			for j, tc := range d.ToolCalls {
+				var extra json.RawMessage
+				if i < len(alt.Choices) && j < len(alt.Choices[i].Delta.ToolCalls) {
+					if x := alt.Choices[i].Delta.ToolCalls[j].ExtraContent; string(x) != "null" {
+						extra = x
+					}
+				}
+				asm.add(tc, extra)
 			}
 			if d.FunctionCall != nil {
-				asm.add(goopenai.ToolCall{Type: goopenai.ToolTypeFunction, Function: *d.FunctionCall})
+				asm.add(goopenai.ToolCall{Type: goopenai.ToolTypeFunction, Function: *d.FunctionCall}, nil)
 			}
 		}
 	}
 	resp.Message.Content = content.String()
 	resp.Message.Reasoning = reasoning.String()
-	if resp.Message.Reasoning != "" {
-		field.mark(&resp.Message)
-	}
 	resp.Message.ToolCalls = asm.calls()
+	var it chatItems
+	if resp.Message.Reasoning != "" && field == reasoningMember {
+		it.ReasoningField = "reasoning"
+	}
+	it.ToolCallExtra = extras(len(asm.parts), func(i int) []byte { return asm.parts[i].extra })
+	it.keep(&resp.Message)
 	return resp, nil
 }
 
@@ -119,9 +136,10 @@ type legacyAssembler struct {
 type legacyCallParts struct {
 	id, name string
 	args     strings.Builder
+	extra    []byte
 }
 
-func (t *legacyAssembler) add(f goopenai.ToolCall) {
+func (t *legacyAssembler) add(f goopenai.ToolCall, extra json.RawMessage) {
 	pos := -1
 	switch {
 	case f.Index != nil:
@@ -138,11 +156,14 @@ func (t *legacyAssembler) add(f goopenai.ToolCall) {
 		pos = len(t.parts) - 1
 	}
 	if pos < 0 {
-		t.parts = append(t.parts, &legacyCallParts{id: f.ID, name: f.Function.Name})
+		t.parts = append(t.parts, &legacyCallParts{id: f.ID, name: f.Function.Name, extra: extra})
 		t.parts[len(t.parts)-1].args.WriteString(f.Function.Arguments)
 		return
 	}
 	c := t.parts[pos]
+	if extra != nil {
+		c.extra = extra
+	}
 	if c.id == "" {
 		c.id = f.ID
 	}

@@ -3,6 +3,9 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,5 +117,128 @@ func TestReasoningContentMember(t *testing.T) {
 		if string(sent["reasoning_content"]) != `"think"` || sent["reasoning"] != nil {
 			t.Errorf("assistant message sent = %s", sent)
 		}
+	}
+}
+
+// signedReply is a reply of Gemini 3 through Gemini's OpenAI-compatible
+// endpoint, in the shape Google documents: each tool call carries its
+// thought signature in extra_content, and the next request must carry it
+// back on that call ("Function call is missing a thought_signature").
+const (
+	signedWhole = `{"id":"r1","object":"chat.completion","model":"gemini-3-pro-preview","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[` +
+		`{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"key\":\"a\"}"},"extra_content":{"google":{"thought_signature":"EoYCCoMCAR=="}}},` +
+		`{"id":"c2","type":"function","function":{"name":"count","arguments":"{}"}}]}}]}`
+	signedStream = `data: {"id":"r1","object":"chat.completion.chunk","model":"gemini-3-pro-preview","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[` +
+		`{"index":0,"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"key\":\"a\"}"},"extra_content":{"google":{"thought_signature":"EoYCCoMCAR=="}}}]}}]}` + "\n\n" +
+		`data: {"id":"r1","object":"chat.completion.chunk","model":"gemini-3-pro-preview","choices":[{"index":0,"delta":{"tool_calls":[` +
+		`{"index":1,"id":"c2","type":"function","function":{"name":"count","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}` + "\n\n" +
+		"data: [DONE]\n\n"
+)
+
+// TestToolCallExtraContent: a tool call's extra_content comes back on
+// that call in the next request, as it came, streamed or whole and
+// through the State's JSON; a call without one gets none.
+func TestToolCallExtraContent(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(map[bool]string{false: "whole", true: "streamed"}[stream], func(t *testing.T) {
+			var bodies [][]byte
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				bodies = append(bodies, b)
+				switch {
+				case len(bodies) > 1:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"id":"r2","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"done"}}]}`)
+				case stream:
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, signedStream)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, signedWhole)
+				}
+			}))
+			defer s.Close()
+			m, err := New(BaseURL(s.URL+"/v1"), APIKey("k"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var onDelta func(loop.Delta)
+			if stream {
+				onDelta = func(loop.Delta) {}
+			}
+			msgs := []loop.Message{userMessage("go")}
+			resp, err := m.Generate(context.Background(), &loop.Request{Model: "m", Messages: msgs, Tools: testTools}, onDelta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Message.ToolCalls) != 2 {
+				t.Fatalf("calls %+v", resp.Message.ToolCalls)
+			}
+			b, err := json.Marshal(resp.Message)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back loop.Message
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, back)
+			for _, c := range back.ToolCalls {
+				msgs = append(msgs, loop.Message{Role: loop.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: "ok"})
+			}
+			if _, err := m.Generate(context.Background(), &loop.Request{Model: "m", Messages: msgs, Tools: testTools}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var sent struct {
+				Messages []struct {
+					ToolCalls []map[string]json.RawMessage `json:"tool_calls"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal(bodies[1], &sent); err != nil {
+				t.Fatal(err)
+			}
+			calls := sent.Messages[1].ToolCalls
+			if len(calls) != 2 || string(calls[0]["extra_content"]) != `{"google":{"thought_signature":"EoYCCoMCAR=="}}` {
+				t.Fatalf("the first call went back as %s", calls)
+			}
+			if _, ok := calls[1]["extra_content"]; ok {
+				t.Errorf("the second call, which had none, went back with extra_content %s", calls[1]["extra_content"])
+			}
+		})
+	}
+}
+
+// TestToolCallExtraContentFromOutside: Items restored from outside send
+// back only an extra_content that is a JSON object of a bounded size.
+func TestToolCallExtraContentFromOutside(t *testing.T) {
+	big := `{"google":{"thought_signature":"` + strings.Repeat("A", maxExtraBytes) + `"}}`
+	for _, x := range []string{`"a string"`, `[1,2]`, `{"broken":`, big} {
+		items, _ := json.Marshal(map[string]any{"tool_call_extra": []json.RawMessage{json.RawMessage(x)}})
+		if !json.Valid(items) {
+			items = []byte(`{"tool_call_extra":[` + x + `]}`)
+		}
+		msgs := []loop.Message{userMessage("go"),
+			{Role: loop.RoleAssistant, ItemsFrom: chatItemsFrom, Items: items, ToolCalls: []loop.ToolRequest{{ID: "c1", Name: "count", Arguments: "{}"}}},
+			{Role: loop.RoleTool, ToolCallID: "c1", Name: "count", Content: "3"}}
+		s := oniontest.NewServer(t, oniontest.Text("done"))
+		if _, err := newModel(t, s).Generate(context.Background(), &loop.Request{Model: "m", Messages: msgs, Tools: testTools}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if raw := s.Requests()[0].Raw; strings.Contains(string(raw), "extra_content") {
+			t.Errorf("Items holding %.40s… sent extra_content", x)
+		}
+	}
+}
+
+// TestReasoningOnlyItemsAsWritten holds itemsOf's shortcut to what keep
+// writes.
+func TestReasoningOnlyItemsAsWritten(t *testing.T) {
+	var m loop.Message
+	chatItems{ReasoningField: "reasoning"}.keep(&m)
+	if string(m.Items) != reasoningOnly {
+		t.Fatalf("keep wrote %s, the shortcut reads %s", m.Items, reasoningOnly)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = itemsOf(&m) }); n != 0 {
+		t.Errorf("itemsOf allocates %v times for a reasoning-only message", n)
 	}
 }

@@ -302,7 +302,12 @@ func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 		o.strOmit("content", m.Content)
 	}
 	o.strOmit("name", m.Name)
-	o.strOmit(reasoningName(m), m.Reasoning)
+	it := itemsOf(m)
+	if it.ReasoningField != "" {
+		o.strOmit(it.ReasoningField, m.Reasoning)
+	} else {
+		o.strOmit("reasoning_content", m.Reasoning)
+	}
 	if len(m.ToolCalls) > 0 {
 		o.key("tool_calls")
 		o.b = append(o.b, '[')
@@ -318,6 +323,10 @@ func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 			fn.strOmit("name", c.Name)
 			fn.strOmit("arguments", c.Arguments)
 			call.b = fn.end()
+			if x := it.extraAt(i); x != nil {
+				call.key("extra_content")
+				call.b = append(call.b, x...)
+			}
 			o.b = call.end()
 		}
 		o.b = append(o.b, ']')

@@ -225,6 +225,21 @@ func (s *scanner) skip() {
 	}
 }
 
+// value reads a value and returns its bytes as they are, nil for null
+// (or when the scanner gave up).
+func (s *scanner) value() []byte {
+	s.peek()
+	start := s.pos
+	s.skip()
+	if s.failed {
+		return nil
+	}
+	if v := s.data[start:s.pos]; string(v) != "null" {
+		return v
+	}
+	return nil
+}
+
 func (s *scanner) literal(lit string) {
 	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
 		s.fail()

@@ -280,6 +280,11 @@ var chatSeeds = []string{
 	strings.Repeat(": ping\n", 301) + "data: {\"choices\":[{\"delta\":{\"content\":\"z\"}}]}\n\n",
 	"data: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("é", 3000) + "\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("\\u00e9", 2000) + "\"}}]}\n\n",
 	"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]} {}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("[", 70) + "\"}}],\"x\":" + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "}\n\n",
+	// Gemini 3's signed calls, and the members around them in odd shapes.
+	signedStream,
+	"data: {\"choices\":[{\"delta\":{\"reasoning\":5,\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"},\"extra_content\":{\"google\":{\"thought_signature\":\"s1\"}}}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"reasoning\":{\"x\":1},\"tool_calls\":[{\"index\":0,\"extra_content\":null},{\"index\":1,\"id\":\"b\",\"Extra_Content\":{\"k\":2},\"function\":{\"name\":\"g\"}}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\",\"tool_calls\":[{\"index\":0,\"extra_content\":[1]},{\"index\":1,\"extra_content\":{ \"k\" : 3 }}]}}]}\n\n",
 }
 
 // FuzzChatStreamMatchesGoOpenAI holds the Chat wire's reading of any
