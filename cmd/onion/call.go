@@ -102,6 +102,10 @@ func callCommand() *command {
 // errCallTimedOut is a call cut off by -tool-timeout.
 var errCallTimedOut = errors.New("the call timed out")
 
+// errCallExited is a call whose tool ended its goroutine without
+// returning, as the agent loop words it.
+var errCallExited = errors.New("the tool was cut off: it ended its goroutine (runtime.Goexit) without returning")
+
 // callBounded runs tool with args, cut off after timeout (none if 0), as
 // the agent loop cuts a call off: a tool that ignores its context is left
 // running, and ends with the process.
@@ -118,8 +122,9 @@ func callBounded(ctx context.Context, tool *onion.Tool, args string, timeout tim
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := tool.Call(callCtx, args)
-		done <- result{out, err}
+		r := result{err: errCallExited}
+		defer func() { done <- r }() // sent however the tool ends, runtime.Goexit included
+		r.out, r.err = tool.Call(callCtx, args)
 	}()
 	var r result
 	select {

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/onionkit/onion"
 )
 
 // TestCall runs single tools, and checks the exit status of each way a
@@ -111,5 +117,30 @@ func TestCallDeniedByTheMCPServer(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Error("the command ran")
+	}
+}
+
+// TestCallBoundedGoexit: a tool that ends its goroutine without returning
+// ends the call as cut, as in the agent loop, rather than hanging it.
+func TestCallBoundedGoexit(t *testing.T) {
+	tool, err := onion.NewTool(func(ctx context.Context) (string, error) {
+		runtime.Goexit()
+		return "", nil
+	}, onion.Name("quit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := callBounded(context.Background(), tool, "{}", 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errCallExited) {
+			t.Fatalf("err = %v, want %v", err, errCallExited)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the call hung")
 	}
 }

@@ -130,9 +130,11 @@ func checkPackage(t *testing.T, line, dir, pattern string, main bool) {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-e", "-f", "{{.Name}} {{if .Error}}{{.Error}}{{end}}", pattern)
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder // "go: downloading …" on a cold module cache
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Errorf("%q: go list %s in %s: %v: %s", line, pattern, dir, err, out)
+		t.Errorf("%q: go list %s in %s: %v: %s%s", line, pattern, dir, err, out, stderr.String())
 		return
 	}
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
