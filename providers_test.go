@@ -1,6 +1,7 @@
 package onion_test
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,9 +18,9 @@ var providerPackages = []string{"openai", "anthropic", "gemini"}
 func TestProvidersImportOnlyLoop(t *testing.T) {
 	const module = "github.com/onionkit/onion"
 	for _, p := range providerPackages {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./"+p).CombinedOutput()
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./"+p).Output() // stderr: "go: downloading …"
 		if err != nil {
-			t.Fatalf("go list -deps ./%s: %v\n%s", p, err, out)
+			t.Fatalf("go list -deps ./%s: %v\n%s", p, err, stderrOf(err))
 		}
 		var ours []string
 		for _, dep := range strings.Fields(string(out)) {
@@ -31,4 +32,14 @@ func TestProvidersImportOnlyLoop(t *testing.T) {
 			t.Errorf("package %s imports %v of onion's packages; a provider may import loop alone", p, ours)
 		}
 	}
+}
+
+// stderrOf is what a command that failed wrote on stderr, as
+// exec.Cmd.Output keeps it.
+func stderrOf(err error) []byte {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.Stderr
+	}
+	return nil
 }

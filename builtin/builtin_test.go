@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -189,9 +190,9 @@ func TestBuiltinDependencies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-deps", "github.com/onionkit/onion/builtin").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", "github.com/onionkit/onion/builtin").Output() // stderr: "go: downloading …"
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+		t.Fatalf("go list: %v\n%s", err, stderrOf(err))
 	}
 	var nonStd int
 	for _, dep := range strings.Fields(string(out)) {
@@ -283,4 +284,14 @@ func ExampleNewShell() {
 	// Output:
 	// hello
 	// [exit code 0]
+}
+
+// stderrOf is what a command that failed wrote on stderr, as
+// exec.Cmd.Output keeps it.
+func stderrOf(err error) []byte {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.Stderr
+	}
+	return nil
 }
