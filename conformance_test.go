@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -88,6 +89,15 @@ func CityRain(city string) (string, error) { return "rain in " + city, nil }
 //onion:intent read
 func CityReport(city string) (string, error) {
 	return "report for " + city + ": " + strings.Repeat("rain, wind and clouds; ", 200), nil
+}
+
+// CityAlerts gives the weather alerts of a city.
+//
+// city: the city
+//
+//onion:intent read
+func CityAlerts(city string) (string, error) {
+	return "", errors.New("the alerts service has no data for " + city)
 }
 
 // Snapshot returns a picture of the dashboard.
@@ -278,6 +288,50 @@ var conformanceCases = []struct {
 		}
 		if res.Usage.CachedTokens == 0 || res.Usage.CachedTokens > res.Usage.PromptTokens {
 			t.Errorf("usage %+v: want cached tokens among the prompt tokens", res.Usage)
+		}
+	}},
+	{"FailedCallMarked", func(t *testing.T, p aProvider) {
+		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`), oniontest.Call("city_alerts", `{"city":"Oslo"}`)), oniontest.Text("Rain; no alerts known."))
+		res, err := suiteAgent(t, p, s, CityRain, CityAlerts).Run(context.Background(), "Oslo?")
+		if err != nil || len(res.ToolCalls) != 2 || res.ToolCalls[1].Outcome != onion.Failed {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+		req := s.Requests()[1]
+		if !bytes.Contains(req.Raw, []byte("the alerts service has no data for Oslo")) {
+			t.Errorf("the failure's words did not reach the model")
+		}
+		// Where the wire can say a call failed, it says so of that call alone.
+		failed := map[string]bool{}
+		switch {
+		case req.Anthropic != nil:
+			for _, m := range req.Anthropic.Messages {
+				for _, b := range m.Content {
+					if b.Type == "tool_result" {
+						failed[b.Text] = b.IsError
+					}
+				}
+			}
+		case req.Gemini != nil:
+			for _, c := range req.Gemini.Contents {
+				for _, part := range c.Parts {
+					if fr := part.FunctionResponse; fr != nil {
+						var r map[string]string
+						_ = json.Unmarshal(fr.Response, &r)
+						_, isErr := r["error"]
+						failed[r["output"]+r["error"]] = isErr
+					}
+				}
+			}
+		default:
+			return // Chat Completions and the Responses API have no such mark
+		}
+		if len(failed) != 2 || failed["rain in Oslo"] {
+			t.Errorf("the results as marked failed: %v; want the rain's unmarked", failed)
+		}
+		for text, isErr := range failed {
+			if strings.Contains(text, "alerts service") && !isErr {
+				t.Errorf("the failed call's result %q went unmarked", text)
+			}
 		}
 	}},
 	{"RetriedOverload", func(t *testing.T, p aProvider) {

@@ -164,10 +164,14 @@ func itemBlocks(m loop.Message) (blocks [][]byte, ok bool) {
 }
 
 // toolResultBlock is a tool message as a tool_result block: its text as a
-// string, or, with images, a list of its text and image blocks.
+// string, or, with images, a list of its text and image blocks, marked
+// is_error when the call failed.
 func toolResultBlock(m loop.Message) ([]byte, error) {
 	b := append([]byte(nil), `{"type":"tool_result","tool_use_id":`...)
 	b = appendString(b, wireID(m.ToolCallID))
+	if m.ToolError {
+		b = append(b, `,"is_error":true`...)
+	}
 	switch {
 	case len(m.Images) > 0:
 		var content [][]byte

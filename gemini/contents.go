@@ -301,7 +301,11 @@ func (m *Model) toolContent(tools []loop.Message, calls []sentCall, byID map[str
 	var parts, after []*genai.Part
 	for _, k := range order {
 		t := tools[k]
-		fr := &genai.FunctionResponse{Name: t.Name, Response: map[string]any{"output": t.Content}}
+		key := "output"
+		if t.ToolError {
+			key = "error" // as the API documents a failed call's response
+		}
+		fr := &genai.FunctionResponse{Name: t.Name, Response: map[string]any{key: t.Content}}
 		if j, ok := byID[t.ToolCallID]; ok {
 			fr.ID, fr.Name = calls[j].id, calls[j].name
 		} else {

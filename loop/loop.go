@@ -348,7 +348,8 @@ func (l *Loop) advance(st *State, now time.Time, out []Effect) []Effect {
 		}
 	}
 	for i, c := range st.Calls {
-		st.Messages = append(st.Messages, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output, Images: c.Images})
+		st.Messages = append(st.Messages, Message{Role: RoleTool, ToolCallID: c.ID, Name: c.Name, Content: c.Output, Images: c.Images,
+			ToolError: c.Outcome == Failed || c.Outcome == OutcomeUnknown})
 		st.Calls[i].Images = nil // the message holds them
 	}
 	st.Result.Calls = append(st.Result.Calls, st.Calls...)

@@ -46,6 +46,13 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool message.
 	Name string `json:"name,omitempty"`
+	// ToolError marks a tool message whose call failed (Failed, or
+	// OutcomeUnknown: cut off mid-run): Content then says what went
+	// wrong. Anthropic's wire sends it as the tool_result's is_error,
+	// Gemini's puts the text under "error" rather than "output"; Chat
+	// Completions and the Responses API have no such mark, and their
+	// models read it in the text alone.
+	ToolError bool `json:"tool_error,omitempty"`
 	// Items are provider items that must travel back to the same provider
 	// verbatim, kept as the provider sent them: the Responses API's output
 	// items (reasoning items with their encrypted content among them) are

@@ -244,7 +244,7 @@ func onlyResponses(c GeminiContent) bool {
 // chat is the request's conversation as a Chat Completions request: the
 // system instruction as a system message, user contents as user messages
 // and function responses as tool messages (their content the response's
-// "output" when it is a string, its JSON otherwise), model contents as
+// "output" or "error" when it is a string, its JSON otherwise), model contents as
 // assistant messages with their function calls as tool calls (the call's
 // id, or "" when it came without). Thoughts and media have no place in
 // it and are left out.
@@ -318,14 +318,20 @@ func partsText(parts []GeminiPart) string {
 	return b.String()
 }
 
-// responseText is a function response as text: its "output" when that
-// is a string, else its JSON.
+// responseText is a function response as text: its "output", or a
+// failed call's "error", when that is a string, else its JSON.
 func responseText(resp json.RawMessage) string {
 	var out struct {
 		Output *string `json:"output"`
+		Error  *string `json:"error"`
 	}
-	if json.Unmarshal(resp, &out) == nil && out.Output != nil {
-		return *out.Output
+	if json.Unmarshal(resp, &out) == nil {
+		switch {
+		case out.Output != nil:
+			return *out.Output
+		case out.Error != nil:
+			return *out.Error
+		}
 	}
 	return string(resp)
 }
