@@ -62,8 +62,9 @@ type Message struct {
 	Items json.RawMessage `json:"items,omitempty"`
 	// ItemsFrom names the wire that wrote Items: "anthropic", "gemini",
 	// "openai-chat" (Chat Completions, which notes there the member its
-	// reasoning came in when a server used "reasoning", and each tool
-	// call's extra_content, as Gemini 3's signed calls), or "" for the
+	// reasoning came in when a server used "reasoning", each tool call's
+	// extra_content, as Gemini 3's signed calls, and OpenRouter's
+	// reasoning_details), or "" for the
 	// Responses API (which wrote them before this field was added). A
 	// wire uses Items only when they are its own.
 	ItemsFrom string `json:"items_from,omitempty"`

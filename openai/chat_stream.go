@@ -34,6 +34,7 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	// The member the reasoning came in: reasoning_content (DeepSeek,
 	// llama.cpp), or reasoning (Groq, OpenRouter, Ollama, newer vLLM).
 	var field reasoningField
+	var details detailsAssembler
 	var chunk chatChunk
 	for {
 		raw, err := events.RecvRaw()
@@ -82,6 +83,9 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 				reasoning.WriteString(d.Reasoning)
 				onDelta(d)
 			}
+			if ch.details != nil {
+				details.add(ch.details)
+			}
 			for j := range ch.calls {
 				asm.add(&ch.calls[j])
 			}
@@ -98,6 +102,7 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 		it.ReasoningField = "reasoning"
 	}
 	it.ToolCallExtra = asm.extras()
+	it.ReasoningDetails = details.result()
 	it.keep(&resp.Message)
 	return resp, nil
 }
@@ -116,6 +121,7 @@ type chatChunk struct {
 type chunkChoice struct {
 	content, reasoning, finish jsonText
 	reasoningAlt               jsonText // the reasoning member
+	details                    []byte   // OpenRouter's reasoning_details as it came; nil for none
 	calls                      []callFragment
 	function                   callFragment // the legacy function_call
 	hasFunction                bool
@@ -155,6 +161,7 @@ type chatChunkJSON struct {
 			Content          string                 `json:"content"`
 			ReasoningContent string                 `json:"reasoning_content"`
 			Reasoning        json.RawMessage        `json:"reasoning"` // a string; any other is none
+			ReasoningDetails json.RawMessage        `json:"reasoning_details"`
 			FunctionCall     *goopenai.FunctionCall `json:"function_call"`
 			ToolCalls        []struct {
 				Index        *int                  `json:"index"`
@@ -179,6 +186,9 @@ func (c *chatChunk) set(j *chatChunkJSON) {
 		var r string
 		if json.Unmarshal(jc.Delta.Reasoning, &r) == nil {
 			ch.reasoningAlt = text(r)
+		}
+		if string(jc.Delta.ReasoningDetails) != "null" {
+			ch.details = jc.Delta.ReasoningDetails
 		}
 		for _, jt := range jc.Delta.ToolCalls {
 			f := ch.nextCall()
@@ -233,6 +243,7 @@ const (
 	mName
 	mArguments
 	mExtra
+	mDetails
 )
 
 // once gives up if the member bit was already read in this object.
@@ -247,7 +258,7 @@ func (s *scanner) once(seen *uint32, bit uint32) {
 var (
 	chunkNames    = []string{"id", "model", "choices", "usage", "error"}
 	choiceNames   = []string{"delta", "finish_reason"}
-	deltaNames    = []string{"content", "reasoning_content", "reasoning", "tool_calls", "function_call"}
+	deltaNames    = []string{"content", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "function_call"}
 	callNames     = []string{"index", "id", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
 )
@@ -353,6 +364,9 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 			} else {
 				s.skip()
 			}
+		case "reasoning_details":
+			s.once(&seen, mDetails)
+			ch.details = s.value()
 		case "tool_calls":
 			s.once(&seen, mToolCalls)
 			if s.null() || !s.array() {

@@ -11,9 +11,10 @@ import (
 // fields, in loop.Message.Items (ItemsFrom "openai-chat"), to send back as
 // it came: the member the reasoning came in, when a server used
 // "reasoning" rather than reasoning_content (Groq, OpenRouter, Ollama,
-// newer vLLM), and each tool call's extra_content, where Gemini's
+// newer vLLM), each tool call's extra_content, where Gemini's
 // OpenAI-compatible endpoint puts a Gemini 3 call's thought signature,
-// without which it refuses the next request.
+// without which it refuses the next request, and OpenRouter's
+// reasoning_details (details.go).
 
 // chatItemsFrom is the ItemsFrom of a message whose Items this wire wrote.
 const chatItemsFrom = "openai-chat"
@@ -26,6 +27,9 @@ type chatItems struct {
 	// ToolCallExtra is the extra_content of each tool call, by its place
 	// in the message; null for a call without one.
 	ToolCallExtra []json.RawMessage `json:"tool_call_extra,omitempty"`
+	// ReasoningDetails is OpenRouter's reasoning_details of the reply, as
+	// it came or, streamed, put together (details.go).
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 // reasoningOnly is the Items of a message whose reasoning came in
@@ -46,7 +50,7 @@ const (
 
 // keep records it in m, unless it holds nothing.
 func (it chatItems) keep(m *loop.Message) {
-	if it.ReasoningField == "" && it.ToolCallExtra == nil {
+	if it.ReasoningField == "" && it.ToolCallExtra == nil && it.ReasoningDetails == nil {
 		return
 	}
 	if b, err := json.Marshal(it); err == nil {
@@ -79,6 +83,9 @@ func itemsOf(m *loop.Message) chatItems {
 			it.ToolCallExtra[i] = nil
 		}
 	}
+	if it.ReasoningDetails != nil && !detailsOK(it.ReasoningDetails) {
+		it.ReasoningDetails = nil
+	}
 	return it
 }
 
@@ -102,14 +109,15 @@ func (it chatItems) extraAt(i int) json.RawMessage {
 // extra_content of its first choice. body is nil when it was not kept
 // whole.
 func replyItems(body []byte, msg *loop.Message) {
-	if !bytes.Contains(body, []byte(`"reasoning"`)) && !bytes.Contains(body, []byte(`"extra_content"`)) {
+	if !bytes.Contains(body, []byte(`"reasoning`)) && !bytes.Contains(body, []byte(`"extra_content"`)) {
 		return
 	}
 	var r struct {
 		Choices []struct {
 			Message struct {
-				Reasoning string `json:"reasoning"`
-				ToolCalls []struct {
+				Reasoning        string          `json:"reasoning"`
+				ReasoningDetails json.RawMessage `json:"reasoning_details"`
+				ToolCalls        []struct {
 					ExtraContent json.RawMessage `json:"extra_content"`
 				} `json:"tool_calls"`
 			} `json:"message"`
@@ -125,6 +133,9 @@ func replyItems(body []byte, msg *loop.Message) {
 	}
 	if len(m.ToolCalls) == len(msg.ToolCalls) {
 		it.ToolCallExtra = extras(len(m.ToolCalls), func(i int) []byte { return m.ToolCalls[i].ExtraContent })
+	}
+	if detailsOK(m.ReasoningDetails) {
+		it.ReasoningDetails = bytes.Clone(bytes.TrimSpace(m.ReasoningDetails))
 	}
 	it.keep(msg)
 }

@@ -22,8 +22,8 @@ import (
 // the fragments of two calls; here each call is kept behind a pointer.
 // Two additions, read from the chunk by encoding/json beside go-openai's
 // type, which has no field for them: the reasoning member some servers
-// send in place of reasoning_content (a string; any other is none), and
-// each tool call's extra_content.
+// send in place of reasoning_content (a string; any other is none),
+// each tool call's extra_content, and OpenRouter's reasoning_details.
 
 // legacyStreamChunk is a stream chunk plus the error some servers put
 // inside a 200 stream.
@@ -44,6 +44,7 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 	var content, reasoning strings.Builder
 	var asm legacyAssembler
 	var field reasoningField
+	var details detailsAssembler
 	for {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
@@ -65,8 +66,9 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 		var alt struct {
 			Choices []struct {
 				Delta struct {
-					Reasoning json.RawMessage `json:"reasoning"`
-					ToolCalls []struct {
+					Reasoning        json.RawMessage `json:"reasoning"`
+					ReasoningDetails json.RawMessage `json:"reasoning_details"`
+					ToolCalls        []struct {
 						ExtraContent json.RawMessage `json:"extra_content"`
 					} `json:"tool_calls"`
 				} `json:"delta"`
@@ -93,6 +95,9 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 			var r string
 			if i < len(alt.Choices) {
 				_ = json.Unmarshal(alt.Choices[i].Delta.Reasoning, &r)
+			}
+			if i < len(alt.Choices) && string(alt.Choices[i].Delta.ReasoningDetails) != "null" {
+				details.add(alt.Choices[i].Delta.ReasoningDetails)
 			}
 			if d.ReasoningContent == "" && r != "" {
 				d.ReasoningContent, field = r, reasoningMember
@@ -124,6 +129,7 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 		it.ReasoningField = "reasoning"
 	}
 	it.ToolCallExtra = extras(len(asm.parts), func(i int) []byte { return asm.parts[i].extra })
+	it.ReasoningDetails = details.result()
 	it.keep(&resp.Message)
 	return resp, nil
 }

@@ -303,9 +303,15 @@ func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 	}
 	o.strOmit("name", m.Name)
 	it := itemsOf(m)
-	if it.ReasoningField != "" {
+	switch {
+	case it.ReasoningDetails != nil:
+		// OpenRouter's details hold the reasoning text too; it takes
+		// them back alone.
+		o.key("reasoning_details")
+		o.b = append(o.b, it.ReasoningDetails...)
+	case it.ReasoningField != "":
 		o.strOmit(it.ReasoningField, m.Reasoning)
-	} else {
+	default:
 		o.strOmit("reasoning_content", m.Reasoning)
 	}
 	if len(m.ToolCalls) > 0 {

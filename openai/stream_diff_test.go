@@ -285,6 +285,13 @@ var chatSeeds = []string{
 	"data: {\"choices\":[{\"delta\":{\"reasoning\":5,\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"},\"extra_content\":{\"google\":{\"thought_signature\":\"s1\"}}}]}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"reasoning\":{\"x\":1},\"tool_calls\":[{\"index\":0,\"extra_content\":null},{\"index\":1,\"id\":\"b\",\"Extra_Content\":{\"k\":2},\"function\":{\"name\":\"g\"}}]}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"reasoning\":\"r\",\"tool_calls\":[{\"index\":0,\"extra_content\":[1]},{\"index\":1,\"extra_content\":{ \"k\" : 3 }}]}}]}\n\n",
+	// OpenRouter's reasoning_details, in pieces, and in odd shapes.
+	"data: {\"choices\":[{\"delta\":{\"reasoning\":\"Th\",\"reasoning_details\":[{\"type\":\"reasoning.text\",\"text\":\"Th\",\"signature\":\"\",\"format\":\"anthropic-claude-v1\",\"index\":0}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"reasoning\":\"is\",\"reasoning_details\":[{\"type\":\"reasoning.text\",\"text\":\"is\",\"index\":0}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"reasoning_details\":[{\"type\":\"reasoning.text\",\"signature\":\"c2ln\",\"index\":0},{\"type\":\"reasoning.encrypted\",\"data\":\"ZW5j\",\"id\":null,\"index\":1}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"4\",\"reasoning_details\":[]}}]}\n\n",
+	"data: {\"choices\":[{\"delta\":{\"reasoning_details\":{\"x\":1}}}]}\n\ndata: {\"choices\":[{\"delta\":{\"Reasoning_Details\":[{\"index\":99}],\"content\":\"a\"}}]}\n\n",
+	"data: {\"choices\":[{\"delta\":{\"reasoning_details\":[{\"text\":\"a\"},{\"text\":\"b\",\"index\":2},{\"text\":\"c\",\"index\":1}, 7]}}]}\n\n",
 }
 
 // FuzzChatStreamMatchesGoOpenAI holds the Chat wire's reading of any
