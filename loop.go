@@ -70,6 +70,9 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prev *loop.State, 
 		res.Usage, res.ByAgent = loop.WithSubRuns(res.Usage, by, strings.Join(r.path(), "/"))
 	}
 	r.endRun(res, err)
+	if err == nil && res.StopReason == StopRefused {
+		err = fmt.Errorf("onion: agent %q: %w: %s", a.name, ErrRefused, st.Result.Error)
+	}
 	turn := runTurn{st: st, from: history}
 	if err == nil {
 		turn.msgs = a.turn(st.Messages[st.Start:], prompt, res.Output)

@@ -3,6 +3,7 @@ package onion
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,7 +34,17 @@ const (
 	// a whole answer. Raise the model's output limit or ask for less; for
 	// a full context window, compact sooner (see CompactAfter).
 	StopLength = loop.StopLength
+	// StopRefused: the provider stopped the model's last reply for safety
+	// or policy (OpenAI's content_filter, Anthropic's refusal, Gemini's
+	// SAFETY and kin): Output holds what text came, which is no answer,
+	// and the reply's tool calls were not run. The run's error wraps
+	// ErrRefused and names the finish reason.
+	StopRefused = loop.StopRefused
 )
+
+// ErrRefused is wrapped in the error of a run that ended StopRefused:
+// the provider refused the reply. A Conversation keeps no turn of it.
+var ErrRefused = errors.New("the provider refused the reply")
 
 // Outcome is how one tool call ended.
 type Outcome = loop.Outcome

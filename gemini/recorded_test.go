@@ -156,6 +156,20 @@ func TestRecordedCut(t *testing.T) {
 	}
 }
 
+// TestRecordedSafetyStop: a candidate Gemini stopped for safety, with no
+// content, is a refused reply, not an empty answer.
+func TestRecordedSafetyStop(t *testing.T) {
+	c := playCassette(t, "test_google_model_safety_settings.yaml")
+	resp, err := recordedModel(t, c, "gemini-1.5-flash").Generate(context.Background(),
+		&loop.Request{Messages: []loop.Message{{Role: loop.RoleSystem, Content: "You hate the world!"}, {Role: loop.RoleUser, Content: "Tell me a joke about a Brazilians."}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Refused() || resp.FinishReason != "SAFETY" || resp.Message.Content != "" || resp.Usage.PromptTokens != 14 {
+		t.Errorf("response %+v", resp)
+	}
+}
+
 // TestRecordedTypedAnswer: a Format is sent as responseMimeType
 // application/json and responseJsonSchema, its properties in order.
 func TestRecordedTypedAnswer(t *testing.T) {

@@ -281,6 +281,12 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	if msg.ResponseID == "" {
 		msg.ResponseID = r.ID
 	}
+	if r.Refused() {
+		msg.ToolCalls = nil
+		st.Messages = append(st.Messages, msg)
+		st.Result.Output = msg.Content
+		return l.finish(st, StopRefused, "the provider stopped the reply for safety or policy (finish reason "+short(r.FinishReason)+")", nil)
+	}
 	withTools := l.withTools(st)
 	if !withTools || len(msg.ToolCalls) == 0 {
 		msg.ToolCalls = nil

@@ -178,6 +178,20 @@ func (r *Response) Cut() bool {
 	return false
 }
 
+// Refused reports whether the provider stopped the reply for safety or
+// policy rather than letting the model answer: OpenAI's content_filter
+// (both APIs), Anthropic's refusal, and Gemini's SAFETY, RECITATION,
+// BLOCKLIST, PROHIBITED_CONTENT, SPII and their kinds for images. Its
+// text, if any, is not an answer, and its tool calls are not run.
+func (r *Response) Refused() bool {
+	switch r.FinishReason {
+	case "content_filter", "refusal", "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION":
+		return true
+	}
+	return false
+}
+
 // Usage counts tokens: of one response, or summed over a run.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`     // tokens sent

@@ -66,6 +66,11 @@ const (
 	// Output is the cut text, not a whole answer. Raise the model's output
 	// limit or ask for less; for a full context window, compact.
 	StopLength StopReason = "length"
+	// StopRefused: the provider stopped the model's last reply for safety
+	// or policy (see Response.Refused); Error names its finish reason,
+	// and Output holds what text came, which is no answer. The reply's
+	// tool calls were not run.
+	StopRefused StopReason = "refused"
 )
 
 // Answered reports whether a run that ended for s ended with an answer a

@@ -67,7 +67,9 @@ var resultPoll = 5 * time.Second
 
 // Result waits for the run to end and returns its result. A run that
 // stopped early (its model kept failing, it was canceled) returns its
-// result so far and an error saying why.
+// result so far and an error saying why; one whose reply the provider
+// refused (onion.StopRefused), an error wrapping onion.ErrRefused, as a
+// live run does.
 //
 // It waits in long polls of at most resultPoll each: the server (v1.32.1)
 // may drop the notice of a run's close that comes right after another
@@ -97,6 +99,8 @@ func Result(ctx context.Context, run client.WorkflowRun) (*onion.Result, error) 
 	switch lr.StopReason {
 	case loop.StopFailed, loop.StopCanceled:
 		return res, fmt.Errorf("temporal: run %s stopped (%s): %s", run.GetID(), lr.StopReason, lr.Error)
+	case loop.StopRefused:
+		return res, fmt.Errorf("temporal: run %s: %w: %s", run.GetID(), onion.ErrRefused, lr.Error)
 	}
 	return res, nil
 }

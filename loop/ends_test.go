@@ -1,6 +1,7 @@
 package loop_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/onionkit/onion/loop"
@@ -45,4 +46,21 @@ func TestToolErrorMarksFailedCalls(t *testing.T) {
 			t.Errorf("marks %v: a denial is no failure", got)
 		}
 	})
+}
+
+// TestRefused: a reply the provider refused ends the run with
+// StopRefused, naming the finish reason; its tool calls never run, and a
+// response with the same calls and an ordinary finish runs them.
+func TestRefused(t *testing.T) {
+	for _, finish := range []string{"content_filter", "refusal", "SAFETY", "RECITATION", "PROHIBITED_CONTENT"} {
+		r, _ := start(t, testLoop(t, nil))
+		msg := loop.Message{Role: loop.RoleAssistant, Content: "partial", ToolCalls: []loop.ToolRequest{{ID: "c0", Name: "write", Arguments: "{}"}}}
+		expect(t, finish, r.step(loop.Input{Reply: &loop.Response{Message: msg, FinishReason: finish}}), "finish refused")
+		if res := r.st.Result; res.Output != "partial" || len(res.Calls) != 0 || !strings.Contains(res.Error, finish) {
+			t.Errorf("%s: result %+v", finish, res)
+		}
+	}
+	r, _ := start(t, testLoop(t, nil))
+	msg := loop.Message{Role: loop.RoleAssistant, ToolCalls: []loop.ToolRequest{{ID: "c0", Name: "write", Arguments: "{}"}}}
+	expect(t, "tool_calls", r.step(loop.Input{Reply: &loop.Response{Message: msg, FinishReason: "tool_calls"}}), "tool_started c0", "run c0#1")
 }
