@@ -337,6 +337,14 @@ func fromResponsesUsage(u *goopenai.ResponseUsage) loop.Usage {
 }
 
 // failedError is the error of a response whose status is failed.
+// clip cuts s, a server's text, to at most n bytes, for an error.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 func failedError(e *streamError) error {
 	if e == nil {
 		return errors.New("the model endpoint reported that the response failed")
@@ -348,6 +356,11 @@ func (m *responsesModel) once(ctx context.Context, req goopenai.CreateResponseRe
 	resp, err := m.client.CreateResponse(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	if resp.Output == nil && resp.Object != "response" {
+		// Not a response of the Responses API at all: a Chat Completions
+		// reply (object "chat.completion"), or a server's own shape.
+		return nil, fmt.Errorf("the model endpoint's reply is not a Responses API response (object %q, no output): does this server take the Responses API? Leave out ResponsesAPI to use Chat Completions", clip(resp.Object, 64))
 	}
 	if resp.Status == goopenai.ResponseStatusFailed {
 		var e *streamError
