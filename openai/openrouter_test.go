@@ -246,3 +246,22 @@ func TestReasoningDetailsBounded(t *testing.T) {
 		t.Errorf("sent %s", body)
 	}
 }
+
+// FuzzReasoningDetails feeds pieces of any shape to the assembler: it
+// never panics, and what it keeps is an array of objects within the bound,
+// as detailsOK holds one from outside.
+func FuzzReasoningDetails(f *testing.F) {
+	f.Add([]byte(`[{"type":"reasoning.text","text":"a","index":0}]`), []byte(`[{"text":"b","signature":"s","index":0}]`))
+	f.Add([]byte(`[{"index":1,"data":"x"},{"index":0,"summary":"y"}]`), []byte(`[]`))
+	f.Add([]byte(`[{"text":1},{"index":-1}]`), []byte(`null`))
+	f.Add([]byte(`[{"text":"\ud800","id":null},{"id":"r"}]`), []byte(`[{"id":null,"index":0}]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var d detailsAssembler
+		d.add(a)
+		d.add(b)
+		out := d.result()
+		if out != nil && !detailsOK(out) {
+			t.Fatalf("kept %s, which detailsOK refuses", out)
+		}
+	})
+}

@@ -109,8 +109,11 @@ func unreadField(err error) bool {
 func sameStream(t *testing.T, d replayDoer, responses bool) streamResult {
 	t.Helper()
 	was, now := replayStream(d, responses, true), replayStream(d, responses, false)
-	if !responses && was.err != nil && now.err == nil && unreadField(was.err) {
-		return now // a field the wire does not read is no longer decoded
+	if !responses && was.err != nil && unreadField(was.err) {
+		// A field the wire does not read is no longer decoded: where
+		// go-openai stopped at it, the wire reads on, and what it makes
+		// of the rest has no reference here.
+		return now
 	}
 	if (was.err == nil) != (now.err == nil) {
 		t.Fatalf("error %v, was %v", now.err, was.err)
