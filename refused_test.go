@@ -16,6 +16,29 @@ import (
 const filtered = `{"id":"chatcmpl-f","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"I can",` +
 	`"tool_calls":[{"id":"call_1","type":"function","function":{"name":"write","arguments":"{\"entry\":\"x\"}"}}]},"finish_reason":"content_filter"}]}`
 
+// TestAskRefused: Ask given a structured-output refusal (Chat Completions'
+// refusal member, as OpenAI documents it) returns an error wrapping
+// ErrRefused at once, with no request to correct the answer.
+func TestAskRefused(t *testing.T) {
+	body := `{"id":"chatcmpl-r","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I cannot help with that."},"finish_reason":"stop"}]}`
+	s := oniontest.NewServer(t, oniontest.Replay("application/json", []byte(body)))
+	a, err := onion.NewAgent("test", onion.BaseURL(s.URL()), onion.APIKey("test-key"), onion.Model("test-model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	type plan struct {
+		Steps []string `json:"steps"`
+	}
+	_, res, err := onion.Ask[plan](context.Background(), a, "plan it")
+	if !errors.Is(err, onion.ErrRefused) || res == nil || res.StopReason != onion.StopRefused || res.Output != "I cannot help with that." {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
 // TestRefusedReply (Chat Completions): a reply the provider refused ends the run with
 // StopRefused and an error wrapping ErrRefused that names the finish
 // reason; its tool calls never run, and a Conversation keeps no turn of

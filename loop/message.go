@@ -181,8 +181,11 @@ func (r *Response) Cut() bool {
 // Refused reports whether the provider stopped the reply for safety or
 // policy rather than letting the model answer: OpenAI's content_filter
 // (both APIs), Anthropic's refusal, and Gemini's SAFETY, RECITATION,
-// BLOCKLIST, PROHIBITED_CONTENT, SPII and their kinds for images. Its
-// text, if any, is not an answer, and its tool calls are not run.
+// BLOCKLIST, PROHIBITED_CONTENT, SPII and their kinds for images. An
+// OpenAI reply that holds a refusal (Chat Completions' refusal member,
+// the Responses API's refusal part) has the finish reason "refusal" too,
+// its refusal as its text. Its text, if any, is not an answer, and its
+// tool calls are not run.
 func (r *Response) Refused() bool {
 	switch r.FinishReason {
 	case "content_filter", "refusal", "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",

@@ -143,5 +143,22 @@ func (m *chatModel) once(ctx context.Context, req goopenai.ChatCompletionRequest
 	out := &loop.Response{ID: resp.ID, Model: resp.Model, Message: fromChatMessage(ch.Message),
 		FinishReason: string(ch.FinishReason), Usage: fromChatUsage(resp.Usage)}
 	replyItems(hint.kept, &out.Message)
+	refused(out, ch.Message.Refusal != "", ch.Message.Refusal)
 	return out, nil
+}
+
+// refused marks r, whose reply carried a refusal (Chat Completions'
+// refusal member, the Responses API's refusal part), as refused: its
+// finish reason "refusal" (see loop.Response.Refused) where the server
+// said it stopped as usual, and the refusal its text when it had none.
+func refused(r *loop.Response, refusal bool, text string) {
+	if !refusal {
+		return
+	}
+	if r.Message.Content == "" {
+		r.Message.Content = text
+	}
+	if r.FinishReason == "" || r.FinishReason == "stop" {
+		r.FinishReason = "refusal"
+	}
 }

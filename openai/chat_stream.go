@@ -29,7 +29,7 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	defer stream.Close()
 	events := hint.events(stream, m.emptyLimit)
 	resp := &loop.Response{Message: loop.Message{Role: loop.RoleAssistant}}
-	var content, reasoning strings.Builder
+	var content, reasoning, refusal strings.Builder
 	var asm toolCallAssembler
 	// The member the reasoning came in: reasoning_content (DeepSeek,
 	// llama.cpp), or reasoning (Groq, OpenRouter, Ollama, newer vLLM).
@@ -86,6 +86,12 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 			if ch.details != nil {
 				details.add(ch.details)
 			}
+			if !ch.refusal.isEmpty() {
+				// A refusal is shown as it comes, as text.
+				d := loop.Delta{Text: ch.refusal.String()}
+				refusal.WriteString(d.Text)
+				onDelta(d)
+			}
 			for j := range ch.calls {
 				asm.add(&ch.calls[j])
 			}
@@ -104,6 +110,7 @@ func (m *chatModel) stream(ctx context.Context, req goopenai.ChatCompletionReque
 	it.ToolCallExtra = asm.extras()
 	it.ReasoningDetails = details.result()
 	it.keep(&resp.Message)
+	refused(resp, refusal.Len() > 0, refusal.String())
 	return resp, nil
 }
 
@@ -122,6 +129,7 @@ type chunkChoice struct {
 	content, reasoning, finish jsonText
 	reasoningAlt               jsonText // the reasoning member
 	details                    []byte   // OpenRouter's reasoning_details as it came; nil for none
+	refusal                    jsonText // the refusal member
 	calls                      []callFragment
 	function                   callFragment // the legacy function_call
 	hasFunction                bool
@@ -162,6 +170,7 @@ type chatChunkJSON struct {
 			ReasoningContent string                 `json:"reasoning_content"`
 			Reasoning        json.RawMessage        `json:"reasoning"` // a string; any other is none
 			ReasoningDetails json.RawMessage        `json:"reasoning_details"`
+			Refusal          string                 `json:"refusal"`
 			FunctionCall     *goopenai.FunctionCall `json:"function_call"`
 			ToolCalls        []struct {
 				Index        *int                  `json:"index"`
@@ -190,6 +199,7 @@ func (c *chatChunk) set(j *chatChunkJSON) {
 		if string(jc.Delta.ReasoningDetails) != "null" {
 			ch.details = jc.Delta.ReasoningDetails
 		}
+		ch.refusal = text(jc.Delta.Refusal)
 		for _, jt := range jc.Delta.ToolCalls {
 			f := ch.nextCall()
 			f.id, f.name, f.args = text(jt.ID), text(jt.Function.Name), text(jt.Function.Arguments)
@@ -244,6 +254,7 @@ const (
 	mArguments
 	mExtra
 	mDetails
+	mRefusal
 )
 
 // once gives up if the member bit was already read in this object.
@@ -258,7 +269,7 @@ func (s *scanner) once(seen *uint32, bit uint32) {
 var (
 	chunkNames    = []string{"id", "model", "choices", "usage", "error"}
 	choiceNames   = []string{"delta", "finish_reason"}
-	deltaNames    = []string{"content", "reasoning_content", "reasoning", "reasoning_details", "tool_calls", "function_call"}
+	deltaNames    = []string{"content", "reasoning_content", "reasoning", "reasoning_details", "refusal", "tool_calls", "function_call"}
 	callNames     = []string{"index", "id", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
 )
@@ -367,6 +378,9 @@ func (ch *chunkChoice) readDelta(s *scanner) {
 		case "reasoning_details":
 			s.once(&seen, mDetails)
 			ch.details = s.value()
+		case "refusal":
+			s.once(&seen, mRefusal)
+			ch.refusal, _ = s.text()
 		case "tool_calls":
 			s.once(&seen, mToolCalls)
 			if s.null() || !s.array() {

@@ -23,7 +23,8 @@ import (
 // Two additions, read from the chunk by encoding/json beside go-openai's
 // type, which has no field for them: the reasoning member some servers
 // send in place of reasoning_content (a string; any other is none),
-// each tool call's extra_content, and OpenRouter's reasoning_details.
+// each tool call's extra_content, and OpenRouter's reasoning_details; and
+// a refusal marks the reply refused.
 
 // legacyStreamChunk is a stream chunk plus the error some servers put
 // inside a 200 stream.
@@ -41,7 +42,7 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 	}
 	defer stream.Close()
 	resp := &loop.Response{Message: loop.Message{Role: loop.RoleAssistant}}
-	var content, reasoning strings.Builder
+	var content, reasoning, refusal strings.Builder
 	var asm legacyAssembler
 	var field reasoningField
 	var details detailsAssembler
@@ -107,6 +108,10 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 				reasoning.WriteString(d.ReasoningContent)
 				onDelta(loop.Delta{Text: d.Content, Reasoning: d.ReasoningContent})
 			}
+			if d.Refusal != "" {
+				refusal.WriteString(d.Refusal)
+				onDelta(loop.Delta{Text: d.Refusal})
+			}
 			for j, tc := range d.ToolCalls {
 				var extra json.RawMessage
 				if i < len(alt.Choices) && j < len(alt.Choices[i].Delta.ToolCalls) {
@@ -131,6 +136,14 @@ func legacyChatStream(ctx context.Context, client *goopenai.Client, req goopenai
 	it.ToolCallExtra = extras(len(asm.parts), func(i int) []byte { return asm.parts[i].extra })
 	it.ReasoningDetails = details.result()
 	it.keep(&resp.Message)
+	if refusal.Len() > 0 {
+		if resp.Message.Content == "" {
+			resp.Message.Content = refusal.String()
+		}
+		if resp.FinishReason == "" || resp.FinishReason == "stop" {
+			resp.FinishReason = "refusal"
+		}
+	}
 	return resp, nil
 }
 

@@ -246,22 +246,25 @@ type outputItem struct {
 }
 
 // responseMessage is the assistant message of a response's output items:
-// the text of its messages (a refusal counts as text), the reasoning text
+// the text of its messages (a refusal counts as text, and is reported),
+// the reasoning text
 // or summary the model showed, its function calls in order, and the items
 // themselves, to be sent back.
-func responseMessage(items []json.RawMessage) (loop.Message, error) {
+func responseMessage(items []json.RawMessage) (loop.Message, bool, error) {
 	msg := loop.Message{Role: loop.RoleAssistant}
 	var text, reasoning strings.Builder
+	refusal := false
 	for i, raw := range items {
 		var it outputItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return loop.Message{}, fmt.Errorf("output item %d: %w", i, err)
+			return loop.Message{}, false, fmt.Errorf("output item %d: %w", i, err)
 		}
 		switch it.Type {
 		case "message":
 			for _, c := range it.Content {
 				text.WriteString(c.Text)
 				text.WriteString(c.Refusal)
+				refusal = refusal || c.Type == "refusal" && c.Refusal != ""
 			}
 		case "reasoning":
 			for _, s := range it.Summary {
@@ -278,7 +281,7 @@ func responseMessage(items []json.RawMessage) (loop.Message, error) {
 	if len(items) > 0 {
 		msg.Items = joinItems(items)
 	}
-	return msg, nil
+	return msg, refusal, nil
 }
 
 // joinItems is the JSON array of items, each as it is: json.Marshal
@@ -380,7 +383,7 @@ func (m *responsesModel) once(ctx context.Context, req goopenai.CreateResponseRe
 		}
 		items[i] = b
 	}
-	msg, err := responseMessage(items)
+	msg, refusal, err := responseMessage(items)
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +392,8 @@ func (m *responsesModel) once(ctx context.Context, req goopenai.CreateResponseRe
 	if resp.IncompleteDetails != nil {
 		incomplete = resp.IncompleteDetails.Reason
 	}
-	return &loop.Response{ID: resp.ID, Model: resp.Model, Message: msg,
-		FinishReason: finishReason(msg, string(resp.Status), incomplete), Usage: fromResponsesUsage(resp.Usage)}, nil
+	out := &loop.Response{ID: resp.ID, Model: resp.Model, Message: msg,
+		FinishReason: finishReason(msg, string(resp.Status), incomplete), Usage: fromResponsesUsage(resp.Usage)}
+	refused(out, refusal, "")
+	return out, nil
 }

@@ -203,7 +203,7 @@ func (a *responseAssembler) response() (*loop.Response, error) {
 			}
 		}
 	}
-	msg, err := responseMessage(items)
+	msg, refusal, err := responseMessage(items)
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +213,7 @@ func (a *responseAssembler) response() (*loop.Response, error) {
 	msg.ResponseID = resp.ID
 	resp.Message = msg
 	resp.FinishReason = finishReason(msg, status, incomplete)
+	refused(resp, refusal, "")
 	return resp, nil
 }
 

@@ -295,6 +295,10 @@ var chatSeeds = []string{
 		"data: {\"choices\":[{\"delta\":{\"content\":\"4\",\"reasoning_details\":[]}}]}\n\n",
 	"data: {\"choices\":[{\"delta\":{\"reasoning_details\":{\"x\":1}}}]}\n\ndata: {\"choices\":[{\"delta\":{\"Reasoning_Details\":[{\"index\":99}],\"content\":\"a\"}}]}\n\n",
 	"data: {\"choices\":[{\"delta\":{\"reasoning_details\":[{\"text\":\"a\"},{\"text\":\"b\",\"index\":2},{\"text\":\"c\",\"index\":1}, 7]}}]}\n\n",
+	// Refusals, and a refusal beside text, in odd shapes.
+	"data: {\"choices\":[{\"delta\":{\"content\":null,\"refusal\":\"No\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"refusal\":\" way\"},\"finish_reason\":\"stop\"}]}\n\n",
+	"data: {\"choices\":[{\"delta\":{\"content\":\"a\",\"Refusal\":\"b\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"refusal\":5}}]}\n\n",
+	"data: {\"choices\":[{\"delta\":{\"refusal\":\"x\",\"refusal\":null},\"finish_reason\":\"length\"}]}\n\n",
 }
 
 // FuzzChatStreamMatchesGoOpenAI holds the Chat wire's reading of any
