@@ -29,6 +29,13 @@ func TestRefusal(t *testing.T) {
 				"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I'm sorry, I cannot \"},\"finish_reason\":null}]}\n\n" +
 				"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"help with that request.\"},\"finish_reason\":null}]}\n\n" +
 				"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", true},
+		{"responses streamed", []Option{ResponsesAPI()}, "text/event-stream",
+			"data: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_r\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}\n\n" +
+				"data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"msg_r\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}\n\n" +
+				"data: {\"type\":\"response.refusal.delta\",\"item_id\":\"msg_r\",\"output_index\":0,\"content_index\":0,\"delta\":\"I'm sorry, I cannot \"}\n\n" +
+				"data: {\"type\":\"response.refusal.delta\",\"item_id\":\"msg_r\",\"output_index\":0,\"content_index\":0,\"delta\":\"help with that request.\"}\n\n" +
+				"data: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"message\",\"id\":\"msg_r\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[{\"type\":\"refusal\",\"refusal\":\"" + words + "\"}]}}\n\n" +
+				"data: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_r\",\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"type\":\"message\",\"id\":\"msg_r\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[{\"type\":\"refusal\",\"refusal\":\"" + words + "\"}]}]}}\n\n", true},
 		{"responses", []Option{ResponsesAPI()}, "application/json",
 			`{"id":"resp_r","object":"response","status":"completed","model":"gpt-4o","output":[{"type":"message","id":"msg_r","status":"completed","role":"assistant","content":[{"type":"refusal","refusal":"` + words + `"}]}]}`, false},
 	} {

@@ -99,7 +99,7 @@ func (a *responseAssembler) item(ev *streamEvent) *streamItem {
 var handledEvents = map[string]bool{
 	"response.created": true, "response.in_progress": true,
 	"response.output_item.added": true, "response.output_item.done": true,
-	"response.output_text.delta": true, "response.reasoning_text.delta": true, "response.reasoning_summary_text.delta": true,
+	"response.output_text.delta": true, "response.refusal.delta": true, "response.reasoning_text.delta": true, "response.reasoning_summary_text.delta": true,
 	"response.function_call_arguments.delta": true, "response.function_call_arguments.done": true,
 	"response.completed": true, "response.incomplete": true, "response.failed": true, "error": true,
 }
@@ -128,6 +128,12 @@ func (a *responseAssembler) add(ev *streamEvent) (bool, error) {
 		}
 	case "response.output_text.delta":
 		a.text.WriteString(ev.Delta)
+		if ev.Delta != "" {
+			a.onDelta(loop.Delta{Text: ev.Delta})
+		}
+	case "response.refusal.delta":
+		// Shown as it comes, as text; the refusal part of the items
+		// marks the reply refused.
 		if ev.Delta != "" {
 			a.onDelta(loop.Delta{Text: ev.Delta})
 		}
