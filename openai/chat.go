@@ -90,7 +90,7 @@ func chatRequest(req *loop.Request) goopenai.ChatCompletionRequest {
 
 func chatMessage(m *loop.Message, parts []part) goopenai.ChatCompletionMessage {
 	out := goopenai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-	if itemsOf(m).ReasoningField == "" {
+	if !itemsOf(m).reasoning {
 		// go-openai has no member for the other, nor for a call's
 		// extra_content.
 		out.ReasoningContent = m.Reasoning

@@ -23,22 +23,39 @@ const maxDetailsBytes = 8 << 20
 const maxDetails = 64
 
 // detailsOK reports whether x is a reasoning_details to keep: a non-empty
-// JSON array of objects within maxDetailsBytes.
+// JSON array of objects within maxDetailsBytes. It allocates nothing: a
+// request checks the details of every message of its history.
 func detailsOK(x []byte) bool {
 	x = bytes.TrimSpace(x)
 	if len(x) < 4 || len(x) > maxDetailsBytes || x[0] != '[' || !json.Valid(x) {
 		return false
 	}
-	var elems []json.RawMessage
-	if json.Unmarshal(x, &elems) != nil || len(elems) == 0 {
-		return false
-	}
-	for _, e := range elems {
-		if e[0] != '{' {
+	var s scanner
+	s.reset(x)
+	s.array()
+	n := 0
+	for first := true; s.elem(first); first = false {
+		if s.peek() != '{' {
 			return false
 		}
+		s.skip()
+		n++
 	}
-	return true
+	if s.failed {
+		// Nested deeper than the scanner follows: as encoding/json
+		// reads it.
+		var elems []json.RawMessage
+		if json.Unmarshal(x, &elems) != nil || len(elems) == 0 {
+			return false
+		}
+		for _, e := range elems {
+			if e[0] != '{' {
+				return false
+			}
+		}
+		return true
+	}
+	return n > 0
 }
 
 // detailsAssembler puts a streamed reasoning_details together: the pieces

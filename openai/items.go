@@ -58,35 +58,79 @@ func (it chatItems) keep(m *loop.Message) {
 	}
 }
 
-// itemsOf reads the Items this wire wrote in m; the zero chatItems for
+// itemsView is what a request reads of a message's Items: parts of them
+// as they are, not copies, so that a long history of such messages costs
+// no allocation per request.
+type itemsView struct {
+	reasoning bool   // the reasoning came in "reasoning"
+	extras    []byte // tool_call_extra as written: a JSON array, or nil
+	details   []byte // reasoning_details, checked by detailsOK, or nil
+}
+
+// itemsOf reads the Items this wire wrote in m; the zero itemsView for
 // any other. Items from outside (a restored history) are held to what the
-// wire writes: a reasoning member of the two names, and extras that are
-// JSON objects within maxExtraBytes (any other is left out).
-func itemsOf(m *loop.Message) chatItems {
+// wire writes: a reasoning member of the two names, extras that are JSON
+// objects within maxExtraBytes and details that detailsOK takes (any other
+// is left out).
+func itemsOf(m *loop.Message) itemsView {
 	if m.ItemsFrom != chatItemsFrom || len(m.Items) == 0 {
-		return chatItems{}
+		return itemsView{}
 	}
 	if string(m.Items) == reasoningOnly {
-		// The common case, read without decoding: a long history of
-		// such messages costs no allocation per request.
-		return chatItems{ReasoningField: "reasoning"}
+		return itemsView{reasoning: true}
 	}
-	var it chatItems
-	if json.Unmarshal(m.Items, &it) != nil {
-		return chatItems{}
+	if !json.Valid(m.Items) {
+		return itemsView{}
 	}
-	if it.ReasoningField != "reasoning" {
-		it.ReasoningField = ""
-	}
-	for i, x := range it.ToolCallExtra {
-		if !extraOK(x) {
-			it.ToolCallExtra[i] = nil
+	var v itemsView
+	var s scanner
+	s.reset(m.Items)
+	if s.object() {
+		for first := true; ; first = false {
+			name, special, ok := s.member(first)
+			if !ok {
+				break
+			}
+			switch {
+			case special:
+				s.fail()
+			case string(name) == "reasoning_field":
+				t, _ := s.text()
+				v.reasoning = t.is("reasoning")
+			case string(name) == "tool_call_extra":
+				v.extras = s.value()
+			case string(name) == "reasoning_details":
+				v.details = s.value()
+			default:
+				s.other(name, special, itemsNames)
+			}
 		}
 	}
-	if it.ReasoningDetails != nil && !detailsOK(it.ReasoningDetails) {
-		it.ReasoningDetails = nil
+	if s.failed {
+		// Not as the wire writes them (a name twice, in another case,
+		// escaped; a member of another type): as encoding/json reads them.
+		v = decodedItems(m.Items)
 	}
-	return it
+	if v.details != nil && !detailsOK(v.details) {
+		v.details = nil
+	}
+	return v
+}
+
+// itemsNames are the members of Items that itemsOf reads.
+var itemsNames = []string{"reasoning_field", "tool_call_extra", "reasoning_details"}
+
+// decodedItems is itemsOf's reading of Items the scanner gave up on.
+func decodedItems(items []byte) itemsView {
+	var it chatItems
+	if json.Unmarshal(items, &it) != nil {
+		return itemsView{}
+	}
+	v := itemsView{reasoning: it.ReasoningField == "reasoning", details: it.ReasoningDetails}
+	if it.ToolCallExtra != nil {
+		v.extras, _ = json.Marshal(it.ToolCallExtra)
+	}
+	return v
 }
 
 // extraOK reports whether x is an extra_content to keep: a JSON object
@@ -96,10 +140,28 @@ func extraOK(x []byte) bool {
 	return len(x) >= 2 && len(x) <= maxExtraBytes && x[0] == '{' && json.Valid(x)
 }
 
-// extraAt is the extra_content of m's tool call i, nil for none.
-func (it chatItems) extraAt(i int) json.RawMessage {
-	if i < len(it.ToolCallExtra) {
-		return it.ToolCallExtra[i]
+// extraAt is the extra_content of tool call i, nil for none or one that
+// extraOK refuses.
+func (v itemsView) extraAt(i int) []byte {
+	if v.extras == nil {
+		return nil
+	}
+	var s scanner
+	s.reset(v.extras)
+	if !s.array() {
+		return nil
+	}
+	for k, first := 0, true; s.elem(first); k, first = k+1, false {
+		x := s.value()
+		if s.failed {
+			return nil
+		}
+		if k == i {
+			if extraOK(x) {
+				return x
+			}
+			return nil
+		}
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +95,66 @@ func TestResponsesRequestShape(t *testing.T) {
 	}
 	if noTools := responsesRequest(&loop.Request{Model: "m"}, false); noTools.Tools != nil || noTools.ToolChoice != nil {
 		t.Errorf("a request without tools has tools %v, tool_choice %v", noTools.Tools, noTools.ToolChoice)
+	}
+}
+
+// FuzzItemsOf holds itemsOf's scanner to encoding/json's reading of the
+// same Items (decodedItems): the same reasoning member, the same extra for
+// every call, the same details.
+func FuzzItemsOf(f *testing.F) {
+	f.Add([]byte(`{"reasoning_field":"reasoning","tool_call_extra":[{"google":{"thought_signature":"s"}},null,{ "k" : 3 }],"reasoning_details":[{"type":"reasoning.text","text":"a"}]}`))
+	f.Add([]byte(`{"Reasoning_Field":"reasoning","tool_call_extra":[1,"x",{}]}`))
+	f.Add([]byte(`{"reasoning_field":"reasoning","reasoning_field":"","tool_call_extra":null,"reasoning_details":{"x":1}}`))
+	f.Add([]byte(`{"tool_call_extra":[{"a":"\u003c"}],"reasoning_d\u0065tails":[{}]}`))
+	f.Add([]byte(`{"reasoning_field":5}`))
+	f.Fuzz(func(t *testing.T, items []byte) {
+		m := loop.Message{Items: items, ItemsFrom: chatItemsFrom}
+		got := itemsOf(&m)
+		want := itemsView{}
+		if json.Valid(items) {
+			want = decodedItems(items)
+			if want.details != nil && !detailsOK(want.details) {
+				want.details = nil
+			}
+		}
+		if got.reasoning != want.reasoning {
+			t.Fatalf("reasoning %v, encoding/json %v", got.reasoning, want.reasoning)
+		}
+		if !sameJSON(got.details, want.details) {
+			t.Fatalf("details %s, encoding/json %s", got.details, want.details)
+		}
+		for i := range 8 {
+			if g, w := got.extraAt(i), want.extraAt(i); !sameJSON(g, w) {
+				t.Fatalf("extra %d: %s, encoding/json %s", i, g, w)
+			}
+		}
+	})
+}
+
+// sameJSON reports whether a and b are the same JSON value, or both none.
+func sameJSON(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// TestItemsCostNothingPerRequest: writing a message whose Items hold a
+// reasoning member, extras and details allocates nothing but the body.
+func TestItemsCostNothingPerRequest(t *testing.T) {
+	var m loop.Message
+	chatItems{ReasoningField: "reasoning", ToolCallExtra: []json.RawMessage{json.RawMessage(`{"google":{"thought_signature":"c2ln"}}`)},
+		ReasoningDetails: json.RawMessage(`[{"type":"reasoning.text","text":"a","signature":"s","index":0}]`)}.keep(&m)
+	m.Role, m.Reasoning = loop.RoleAssistant, "a"
+	m.ToolCalls = []loop.ToolRequest{{ID: "c1", Name: "f", Arguments: "{}"}}
+	buf := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() { buf = appendChatMessage(buf[:0], &m, nil) }); n != 0 {
+		t.Errorf("%v allocations a message", n)
+	}
+	for _, want := range []string{`"reasoning_details":[{"type":"reasoning.text"`, `"extra_content":{"google":{"thought_signature":"c2ln"}}`} {
+		if !bytes.Contains(buf, []byte(want)) {
+			t.Errorf("sent %s\nwant %s in it", buf, want)
+		}
 	}
 }

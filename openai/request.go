@@ -304,13 +304,13 @@ func appendChatMessage(b []byte, m *loop.Message, parts []part) []byte {
 	o.strOmit("name", m.Name)
 	it := itemsOf(m)
 	switch {
-	case it.ReasoningDetails != nil:
+	case it.details != nil:
 		// OpenRouter's details hold the reasoning text too; it takes
 		// them back alone.
 		o.key("reasoning_details")
-		o.b = append(o.b, it.ReasoningDetails...)
-	case it.ReasoningField != "":
-		o.strOmit(it.ReasoningField, m.Reasoning)
+		o.b = append(o.b, it.details...)
+	case it.reasoning:
+		o.strOmit("reasoning", m.Reasoning)
 	default:
 		o.strOmit("reasoning_content", m.Reasoning)
 	}
