@@ -134,12 +134,7 @@ func TestOpenRouterReasoningDetailsSentBack(t *testing.T) {
 	if !strings.HasPrefix(resp.Message.Reasoning, "**Greeting warmly**") {
 		t.Errorf("reasoning %.40q", resp.Message.Reasoning)
 	}
-	// The message survives the State's JSON.
-	var back loop.Message
-	b, _ := json.Marshal(resp.Message)
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := throughJSON(t, resp.Message) // as a State keeps it
 	next := messageAt(t, xs[1].request, 2)
 	msgs = append(msgs, back, userMessage(next["content"].(string)))
 	if _, err := m.Generate(context.Background(), &loop.Request{Model: "openai/gpt-5-mini", Messages: msgs}, nil); err != nil {

@@ -39,6 +39,20 @@ func sentAssistant(t *testing.T, raw []byte) map[string]json.RawMessage {
 	return nil
 }
 
+// throughJSON is m after a trip through JSON, as a State keeps it.
+func throughJSON(t *testing.T, m loop.Message) loop.Message {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back loop.Message
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
 // TestReasoningMember: servers that send their reasoning in a "reasoning"
 // member (Groq, streamed; Ollama, whole) have it read, and get it back
 // in that member, not in reasoning_content, which Groq does not take.
@@ -72,14 +86,7 @@ func TestReasoningMember(t *testing.T) {
 				t.Errorf("reasoning deltas %q, want the message's %q", deltas.String(), r)
 			}
 			// The message survives the State's JSON.
-			b, err := json.Marshal(resp.Message)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back loop.Message
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
+			back := throughJSON(t, resp.Message)
 			c := back.ToolCalls[0]
 			msgs = append(msgs, back, loop.Message{Role: loop.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: "ok"})
 			if _, err := m.Generate(context.Background(), &loop.Request{Model: "m", Messages: msgs, Tools: testTools}, nil); err != nil {
@@ -174,14 +181,7 @@ func TestToolCallExtraContent(t *testing.T) {
 			if len(resp.Message.ToolCalls) != 2 {
 				t.Fatalf("calls %+v", resp.Message.ToolCalls)
 			}
-			b, err := json.Marshal(resp.Message)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back loop.Message
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
+			back := throughJSON(t, resp.Message)
 			msgs = append(msgs, back)
 			for _, c := range back.ToolCalls {
 				msgs = append(msgs, loop.Message{Role: loop.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: "ok"})
