@@ -290,6 +290,32 @@ var conformanceCases = []struct {
 			t.Errorf("usage %+v: want cached tokens among the prompt tokens", res.Usage)
 		}
 	}},
+	{"RefusedReply", func(t *testing.T, p aProvider) {
+		for _, stream := range []bool{false, true} {
+			var ran bool
+			write := func(ctx context.Context, entry string) (string, error) { ran = true; return "ok", nil }
+			s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("write", `{"entry":"x"}`)).Refused())
+			tool, err := onion.NewTool(write, onion.Name("write"), onion.Description("Writes an entry."), onion.ParamNames("entry"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := suiteAgent(t, p, s, tool)
+			var res *onion.Result
+			if stream {
+				for ev, e := range a.Stream(context.Background(), "go") {
+					if ev.Kind == onion.EventDone {
+						res = ev.Result
+					}
+					err = e
+				}
+			} else {
+				res, err = a.Run(context.Background(), "go")
+			}
+			if !errors.Is(err, onion.ErrRefused) || res == nil || res.StopReason != onion.StopRefused || ran || len(s.Requests()) != 1 {
+				t.Fatalf("stream %v: result %+v, err %v, ran %v, %d requests", stream, res, err, ran, len(s.Requests()))
+			}
+		}
+	}},
 	{"FailedCallMarked", func(t *testing.T, p aProvider) {
 		s := oniontest.NewServer(t, oniontest.ToolCalls(oniontest.Call("city_rain", `{"city":"Oslo"}`), oniontest.Call("city_alerts", `{"city":"Oslo"}`)), oniontest.Text("Rain; no alerts known."))
 		res, err := suiteAgent(t, p, s, CityRain, CityAlerts).Run(context.Background(), "Oslo?")

@@ -190,6 +190,8 @@ func anthropicReply(n int, req Request, step Step) reply {
 	msg.Usage = usage
 	stop := "end_turn"
 	switch {
+	case step.refused:
+		stop = "refusal"
 	case step.truncated:
 		stop = "max_tokens"
 	case step.kind == stepToolCalls:

@@ -31,7 +31,8 @@
 // CRLF blank lines; the calls of a reply come whole, the first with a
 // thought signature, without an ID unless the ToolCall has one (as
 // Gemini 2.5 sends them); a request that asks for thoughts gets one;
-// Truncated ends with finishReason MAX_TOKENS; RateLimited is a 429
+// Truncated ends with finishReason MAX_TOKENS, Refused with SAFETY;
+// RateLimited is a 429
 // RESOURCE_EXHAUSTED with a RetryInfo; the prompt tokens a request
 // shares with an earlier one (1,024 and more, at four bytes a token) are
 // reported as cachedContentTokenCount, as the API's implicit cache does.
@@ -48,7 +49,8 @@
 // signature_delta), content_block_stop, message_delta and message_stop.
 // A Text step is a text block, ToolCalls tool_use blocks (streamed in
 // input_json_delta pieces of a few bytes, or whole with [Step.Whole]),
-// Truncated the stop_reason max_tokens, StreamError an error event after
+// Truncated the stop_reason max_tokens, Refused the stop_reason refusal,
+// StreamError an error event after
 // message_start; [Step.WithThinking] puts a signed thinking block first,
 // [Step.WithCache] reports cache reads and writes, and [Overloaded] is a
 // 529. An Anthropic client takes [Server.AnthropicURL] as its base URL,

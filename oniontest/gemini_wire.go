@@ -96,7 +96,10 @@ func (s *Server) geminiReply(n int, req Request, step Step) reply {
 	resp := geminiResponse{ModelVersion: g.Model, ResponseID: "oniontest_" + strconv.Itoa(n), UsageMetadata: usage}
 
 	finish := "STOP"
-	if step.truncated {
+	switch {
+	case step.refused:
+		finish = "SAFETY"
+	case step.truncated:
 		finish = "MAX_TOKENS"
 	}
 	var parts []geminiOutPart

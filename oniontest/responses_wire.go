@@ -274,9 +274,13 @@ func responsesReply(n int, req Request, step Step) reply {
 	resp.Status = "completed"
 	done := resp.CreatedAt
 	resp.CompletedAt, resp.Usage = &done, &usage
-	if step.truncated {
+	if step.truncated || step.refused {
+		reason := "max_output_tokens"
+		if step.refused {
+			reason = "content_filter"
+		}
 		resp.Status, final = "incomplete", "response.incomplete"
-		resp.IncompleteDetails = &incompleteDetails{Reason: "max_output_tokens"}
+		resp.IncompleteDetails = &incompleteDetails{Reason: reason}
 		resp.CompletedAt = nil
 	}
 	if !req.Stream {

@@ -27,6 +27,7 @@ type Step struct {
 	cutAfter       int
 	noIndex, whole bool
 	truncated      bool   // cut by the output token limit
+	refused        bool   // stopped by the provider for safety or policy
 	usage          *usage // nil: defaultUsage
 	rateLimited    bool   // made by RateLimited: each wire words it its own way
 
@@ -193,6 +194,17 @@ func (s Step) Truncated() Step {
 	return s
 }
 
+// Refused returns a copy of s that says the provider stopped the reply
+// for safety or policy, as each wire says it: on Chat Completions with
+// finish_reason "content_filter", on the Responses API with status
+// "incomplete" and incomplete_details.reason "content_filter", on
+// Anthropic's with stop_reason "refusal", on Gemini's with finishReason
+// "SAFETY". The text and calls are sent as given.
+func (s Step) Refused() Step {
+	s.refused = true
+	return s
+}
+
 // resolve runs Func steps until a concrete step is left, carrying the
 // outer modifiers onto the result.
 func (s Step) resolve(req Request) Step {
@@ -205,6 +217,7 @@ func (s Step) resolve(req Request) Step {
 		next.noIndex = next.noIndex || s.noIndex
 		next.whole = next.whole || s.whole
 		next.truncated = next.truncated || s.truncated
+		next.refused = next.refused || s.refused
 		if s.usage != nil {
 			next.usage = s.usage
 		}

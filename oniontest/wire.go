@@ -117,6 +117,8 @@ const (
 // finishReason is the finish_reason of a Text or ToolCalls step.
 func finishReason(s Step) string {
 	switch {
+	case s.refused:
+		return "content_filter"
 	case s.truncated:
 		return "length"
 	case s.kind == stepToolCalls:
