@@ -24,7 +24,8 @@ import (
 // BenchmarkStreamDeltas measures what a streamed reply costs per delta:
 // one op is one delta of 4 bytes (the text "abcd", or 4 bytes of a tool
 // call's arguments), each a chunk or event as OpenAI sends it, so that
-// -benchtime 262144x is a reply of 1 MiB. The stream is made as it is read
+// -benchtime 262144x is a reply of 1 MiB (more deltas than that are read
+// as several replies of at most 1 MiB). The stream is made as it is read
 // (no network): a head, the same delta chunk b.N times, and the end of the
 // stream, which on the Responses API repeats the whole text or arguments
 // in its .done events and in response.completed, as OpenAI's does.
@@ -75,10 +76,18 @@ type deltaCost struct {
 	ns, bytes, allocs float64
 }
 
-// measureDeltas reads a stream of b.N deltas of c with reader, and reports
-// the cost per delta.
+// perStream is the most deltas one stream holds: 1 MiB of text or
+// arguments, some 80 MB of OpenAI's framing, within the bound a wire puts
+// on a stream (loop.MaxStreamBytes). More deltas are read as more streams.
+const perStream = 1 << 18
+
+// measureDeltas reads b.N deltas of c with reader, in streams of at most
+// perStream, and reports the cost per delta.
 func measureDeltas(b *testing.B, c streamCase, reader string) deltaCost {
-	s := newDeltaStream(c, b.N)
+	var streams []*deltaStream
+	for left := b.N; left > 0; left -= perStream {
+		streams = append(streams, newDeltaStream(c, min(left, perStream)))
+	}
 	read := map[string]func(*deltaStream) (int, error){
 		"baseline": readBaseline, "go_openai": readGoOpenAI, "onion": readOnion,
 	}[reader]
@@ -87,7 +96,15 @@ func measureDeltas(b *testing.B, c streamCase, reader string) deltaCost {
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	start := time.Now()
-	n, err := read(s)
+	n := 0
+	var err error
+	for _, s := range streams {
+		var k int
+		if k, err = read(s); err != nil {
+			break
+		}
+		n += k
+	}
 	took := time.Since(start)
 	b.StopTimer()
 	runtime.ReadMemStats(&after)

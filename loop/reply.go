@@ -6,11 +6,20 @@ import (
 	"io"
 )
 
-// MaxReplyBytes is the most of one model reply that a provider's wire
-// reads, stream or not, framing included: several times the longest
-// reply any provider documents, so that no endpoint, broken or hostile,
-// can make a wire hold more of it in memory.
+// MaxReplyBytes is the most of one whole (not streamed) model reply that
+// a provider's wire reads: many times the longest reply any provider
+// documents, so that no endpoint, broken or hostile, can make a wire hold
+// more of it in memory.
 const MaxReplyBytes = 64 << 20
+
+// MaxStreamBytes is the most of one streamed model reply that a wire
+// reads, framing included. A stream frames every few characters of the
+// reply in an event of a few hundred bytes (OpenAI's: one a token), so
+// the longest reply a provider documents (128k tokens) streams in some
+// 45 MB, and 1 MiB of tool-call arguments in 4-byte deltas in some 80 MB;
+// this is several times the first. A wire holds the reply's text of it,
+// not its framing.
+const MaxStreamBytes = 256 << 20
 
 // MaxErrorBodyBytes is the most of the body of an error status that a
 // wire reads: its status already says what failed.

@@ -36,8 +36,8 @@ func endlessReply(t *testing.T, stream bool, chunk string) *httptest.Server {
 // either wire, is cut at the bound with an error that says so, which is
 // not sent again, and the agent holds no more of it than the bound.
 func TestReplyBounded(t *testing.T) {
-	defer func(n int64) { maxReplyBytes = n }(maxReplyBytes)
-	maxReplyBytes = 1 << 20
+	defer func(n, m int64) { maxReplyBytes, maxStreamBytes = n, m }(maxReplyBytes, maxStreamBytes)
+	maxReplyBytes, maxStreamBytes = 1<<20, 1<<20
 	text := strings.Repeat("a", 4096)
 	for _, tc := range []struct {
 		name   string

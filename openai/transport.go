@@ -163,9 +163,13 @@ type retryHint struct {
 	kept []byte
 }
 
-// maxReplyBytes bounds what is read of a reply, a whole stream included
-// (loop.MaxReplyBytes; a variable for the tests).
-var maxReplyBytes int64 = loop.MaxReplyBytes
+// maxReplyBytes and maxStreamBytes bound what is read of a whole reply
+// and of a stream (loop.MaxReplyBytes, loop.MaxStreamBytes; variables for
+// the tests).
+var (
+	maxReplyBytes  int64 = loop.MaxReplyBytes
+	maxStreamBytes int64 = loop.MaxStreamBytes
+)
 
 // keepSize bounds the copy of a reply kept for what go-openai leaves out.
 const keepSize = 16 << 20
@@ -263,7 +267,11 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 		if resp.StatusCode >= 400 {
 			resp.Body = loop.LimitReply(resp.Body, loop.MaxErrorBodyBytes, true)
 		} else {
-			resp.Body = loop.LimitReply(resp.Body, maxReplyBytes, false)
+			limit := maxReplyBytes
+			if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+				limit = maxStreamBytes
+			}
+			resp.Body = loop.LimitReply(resp.Body, limit, false)
 		}
 	}
 	if resp.StatusCode >= 400 {
