@@ -69,10 +69,10 @@ func (a *Agent) runIn(ctx context.Context, history []Message, prev *loop.State, 
 		// own are in the breakdown.
 		res.Usage, res.ByAgent = loop.WithSubRuns(res.Usage, by, strings.Join(r.path(), "/"))
 	}
-	r.endRun(res, err)
 	if err == nil && res.StopReason == StopRefused {
 		err = fmt.Errorf("onion: agent %q: %w: %s", a.name, ErrRefused, st.Result.Error)
 	}
+	r.endRun(res, err)
 	turn := runTurn{st: st, from: history}
 	if err == nil {
 		turn.msgs = a.turn(st.Messages[st.Start:], prompt, res.Output)

@@ -64,9 +64,9 @@ type Message struct {
 	// "openai-chat" (Chat Completions, which notes there the member its
 	// reasoning came in when a server used "reasoning", each tool call's
 	// extra_content, as Gemini 3's signed calls, and OpenRouter's
-	// reasoning_details), or "" for the
-	// Responses API (which wrote them before this field was added). A
-	// wire uses Items only when they are its own.
+	// reasoning_details), or "" for the Responses API (which wrote them
+	// before this field was added). A wire uses Items only when they are
+	// its own.
 	ItemsFrom string `json:"items_from,omitempty"`
 	// ResponseID is the provider's ID of the response that produced an
 	// assistant message, for wires that can continue from it.
