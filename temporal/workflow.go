@@ -119,7 +119,7 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 	case in.State != nil:
 		r.st = in.State
 		effects = r.lp.Pending(r.st)
-	case len(in.Images) > 0:
+	default:
 		if err := loop.CheckImages(in.Images); err != nil {
 			// Start checks them: this input did not come through it.
 			return loop.Result{}, temporal.NewNonRetryableApplicationError("the prompt's "+err.Error(), "onion.BadInput", nil)
@@ -129,10 +129,6 @@ func (rt *runtime) run(ctx workflow.Context, in runInput) (loop.Result, error) {
 			format = &in.Answer.Format
 		}
 		r.st, effects = r.lp.StartPrompt(id, seed(id), in.History, loop.Message{Content: in.Prompt, Images: in.Images}, format)
-	case in.Answer != nil:
-		r.st, effects = r.lp.StartWithFormat(id, seed(id), in.History, in.Prompt, in.Answer.Format)
-	default:
-		r.st, effects = r.lp.Start(id, seed(id), in.History, in.Prompt)
 	}
 	if err := r.handle(ctx); err != nil {
 		return loop.Result{}, err
