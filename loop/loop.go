@@ -281,19 +281,16 @@ func (l *Loop) reply(st *State, r *Response, now time.Time) []Effect {
 	if msg.ResponseID == "" {
 		msg.ResponseID = r.ID
 	}
-	if r.Refused() {
-		msg.ToolCalls = nil
-		st.Messages = append(st.Messages, msg)
-		st.Result.Output = msg.Content
-		return l.finish(st, StopRefused, "the provider stopped the reply for safety or policy (finish reason "+short(r.FinishReason)+")", nil)
-	}
 	withTools := l.withTools(st)
-	if !withTools || len(msg.ToolCalls) == 0 {
+	if r.Refused() || !withTools || len(msg.ToolCalls) == 0 {
+		// A refused reply's calls are not run either.
 		msg.ToolCalls = nil
 		st.Messages = append(st.Messages, msg)
 		st.Result.Output = msg.Content
 		reason := StopNatural
 		switch {
+		case r.Refused():
+			return l.finish(st, StopRefused, "the provider stopped the reply for safety or policy (finish reason "+short(r.FinishReason)+")", nil)
 		case r.Cut():
 			reason = StopLength
 		case st.OverBudget:
