@@ -263,20 +263,20 @@ func (r retryAfterRecorder) Do(req *http.Request) (*http.Response, error) {
 	if err != nil || !ok {
 		return resp, err
 	}
+	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if resp.Body != nil {
-		if resp.StatusCode >= 400 {
+		switch {
+		case resp.StatusCode >= 400:
 			resp.Body = loop.LimitReply(resp.Body, loop.MaxErrorBodyBytes, true)
-		} else {
-			limit := maxReplyBytes
-			if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-				limit = maxStreamBytes
-			}
-			resp.Body = loop.LimitReply(resp.Body, limit, false)
+		case stream:
+			resp.Body = loop.LimitReply(resp.Body, maxStreamBytes, false)
+		default:
+			resp.Body = loop.LimitReply(resp.Body, maxReplyBytes, false)
 		}
 	}
 	if resp.StatusCode >= 400 {
 		h.after = loop.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	} else if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	} else if stream {
 		h.tail = &tailBuffer{ReadCloser: resp.Body}
 		resp.Body = h.tail
 	} else if h.keep {
