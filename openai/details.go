@@ -69,7 +69,7 @@ type detailsAssembler struct {
 
 // detailEntry is one entry of the array being put together.
 type detailEntry struct {
-	index   int // -1 when its pieces came without one
+	index   int // maxDetails and up, in order of arrival, when its pieces came without one
 	members []detailMember
 }
 
@@ -164,6 +164,10 @@ func (d *detailsAssembler) entry(index int) *detailEntry {
 	if len(d.entries) >= maxDetails {
 		return nil
 	}
+	if index < 0 {
+		// After every indexed entry, in the order it came.
+		index = maxDetails + len(d.entries)
+	}
 	d.entries = append(d.entries, detailEntry{index: index})
 	return &d.entries[len(d.entries)-1]
 }
@@ -198,13 +202,7 @@ func (d *detailsAssembler) result() json.RawMessage {
 	if d.broken || len(d.entries) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(d.entries, func(a, b detailEntry) int {
-		switch {
-		case a.index < 0 || b.index < 0:
-			return 0
-		}
-		return a.index - b.index
-	})
+	slices.SortFunc(d.entries, func(a, b detailEntry) int { return a.index - b.index })
 	b := []byte{'['}
 	for i, e := range d.entries {
 		if i > 0 {

@@ -260,3 +260,15 @@ func FuzzReasoningDetails(f *testing.F) {
 		}
 	})
 }
+
+// TestReasoningDetailsOrder: entries go out by index, and those that came
+// without one after them, in the order they came.
+func TestReasoningDetailsOrder(t *testing.T) {
+	var d detailsAssembler
+	d.add([]byte(`[{"text":"a"},{"text":"b","index":2},{"text":"c","index":1}]`))
+	d.add([]byte(`[{"text":"d"},{"text":"e","index":1}]`))
+	want := `[{"text":"ce","index":1},{"text":"b","index":2},{"text":"a"},{"text":"d"}]`
+	if got := string(d.result()); got != want {
+		t.Errorf("result %s\nwant %s", got, want)
+	}
+}
